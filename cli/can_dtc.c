@@ -149,10 +149,11 @@ static void put_time(const rtcosim_can_log *log, size_t record, rtcosim_time_ns 
 }
 
 /* One line to print, in time order: a record index and what it is. */
+typedef enum line_kind { DM_FRAME, DM_SESSION, ISOTP_MESSAGE } line_kind;
 typedef struct line {
     size_t record;
-    int kind;          /* 0 a DM frame, 1 a DM session, 2 an ISO-TP message */
-    size_t index;      /* into the session or ISO-TP messages */
+    line_kind kind;
+    size_t index; /* into the sessions or the ISO-TP messages */
 } line;
 
 static int by_record(const void *a, const void *b)
@@ -165,7 +166,7 @@ int cli_can_dtc(int argc, char **argv)
 {
     const char *log_path = NULL, *spec = NULL;
     bool address_byte = false, relative = false;
-    int rc = 0;
+    int rc = 0, taken;
     for (int i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -173,13 +174,9 @@ int cli_can_dtc(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--relative-time") == 0) {
             relative = true;
-        } else if (strcmp(a, "--isotp") == 0 || strcmp(a, "--isotp-addressing") == 0) {
-            if (i + 1 >= argc)
-                rc = cli_fail("can dtc: option %s needs a value", a);
-            else if (strcmp(a, "--isotp") == 0)
-                spec = argv[++i];
-            else
-                rc = cli_isotp_addressing(argv[++i], &address_byte);
+        } else if ((taken = cli_isotp_option("can dtc", "--isotp", argc, argv, &i, &spec,
+                                             &address_byte)) != 0) {
+            rc = taken < 0;
         } else if (a[0] == '-' && a[1]) {
             rc = cli_unknown_option("can dtc", a, usage);
         } else {
@@ -190,15 +187,13 @@ int cli_can_dtc(int argc, char **argv)
         rc = cli_fail("can dtc: give a LOG (usage: rtcosim can dtc LOG [--isotp SPEC])");
     rtcosim_isotp_ids *ids = NULL;
     size_t id_count = 0;
-    if (rc == 0)
-        rc = cli_isotp_ids_parse("--isotp", spec ? spec : "obd", address_byte, &ids, &id_count);
-    rtcosim_error err;
     rtcosim_can_log *log = NULL;
+    if (rc == 0)
+        rc = cli_isotp_open("--isotp", spec, address_byte, log_path, &ids, &id_count, &log);
+    rtcosim_error err;
     rtcosim_j1939_tp tp = {0};
     rtcosim_isotp iso = {0};
     line *lines = NULL;
-    if (rc == 0 && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
-        rc = cli_fail_error(&err);
     if (rc == 0 && (rtcosim_j1939_tp_reassemble(log, &tp, &err) != RTCOSIM_OK ||
                     rtcosim_isotp_reassemble(log, ids, id_count, &iso, &err) != RTCOSIM_OK))
         rc = cli_fail_error(&err);
@@ -210,19 +205,19 @@ int cli_can_dtc(int argc, char **argv)
     for (size_t i = 0; rc == 0 && i < rtcosim_can_log_count(log); i++) {
         uint32_t pgn = rtcosim_j1939_pgn(recs[i].id);
         if (recs[i].extended && !recs[i].remote && (pgn == DM1 || pgn == DM2))
-            lines[n++] = (line){i, 0, 0};
+            lines[n++] = (line){i, DM_FRAME, 0};
     }
     for (size_t k = 0; rc == 0 && k < tp.count; k++)
         if (tp.messages[k].pgn == DM1 || tp.messages[k].pgn == DM2)
-            lines[n++] = (line){tp.messages[k].record, 1, k};
+            lines[n++] = (line){tp.messages[k].record, DM_SESSION, k};
     for (size_t k = 0; rc == 0 && k < iso.count; k++)
-        lines[n++] = (line){iso.messages[k].record, 2, k};
+        lines[n++] = (line){iso.messages[k].record, ISOTP_MESSAGE, k};
     if (rc == 0)
         qsort(lines, n, sizeof *lines, by_record);
     rtcosim_time_ns origin = rc == 0 && relative && rtcosim_can_log_count(log) ? recs[0].time : 0;
     for (size_t k = 0; rc == 0 && k < n; k++) {
         const line *l = &lines[k];
-        if (l->kind == 2) {
+        if (l->kind == ISOTP_MESSAGE) {
             const rtcosim_isotp_message *m = &iso.messages[l->index];
             if (!carries_dtcs(m->data, m->size))
                 continue;
@@ -233,9 +228,10 @@ int cli_can_dtc(int argc, char **argv)
             uds++;
             continue;
         }
-        uint32_t id = l->kind == 0 ? recs[l->record].id : tp.messages[l->index].id;
-        const uint8_t *d = l->kind == 0 ? recs[l->record].data : tp.messages[l->index].data;
-        size_t size = l->kind == 0 ? recs[l->record].size : tp.messages[l->index].size;
+        bool frame = l->kind == DM_FRAME;
+        uint32_t id = frame ? recs[l->record].id : tp.messages[l->index].id;
+        const uint8_t *d = frame ? recs[l->record].data : tp.messages[l->index].data;
+        size_t size = frame ? recs[l->record].size : tp.messages[l->index].size;
         put_time(log, l->record, origin, stdout);
         printf(" SA 0x%02X %s", (unsigned)(id & 0xFF),
                rtcosim_j1939_pgn(id) == DM1 ? "DM1 active" : "DM2 previously active");

@@ -88,6 +88,34 @@ int cli_isotp_addressing(const char *value, bool *address_byte)
                     value);
 }
 
+int cli_isotp_option(const char *command, const char *ids_option, int argc, char **argv, int *i,
+                     const char **spec, bool *address_byte)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, ids_option) != 0 && strcmp(a, "--isotp-addressing") != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        cli_fail("%s: option %s needs a value", command, a);
+        return -1;
+    }
+    const char *v = argv[++*i];
+    if (strcmp(a, ids_option) == 0) {
+        *spec = v;
+        return 1;
+    }
+    return cli_isotp_addressing(v, address_byte) ? -1 : 1;
+}
+
+int cli_isotp_open(const char *ids_option, const char *spec, bool address_byte,
+                   const char *log_path, rtcosim_isotp_ids **ids, size_t *count,
+                   rtcosim_can_log **log)
+{
+    if (cli_isotp_ids_parse(ids_option, spec ? spec : "obd", address_byte, ids, count))
+        return 1;
+    rtcosim_error err;
+    return rtcosim_can_log_read(log_path, log, &err) != RTCOSIM_OK ? cli_fail_error(&err) : 0;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -120,36 +148,22 @@ static void usage(FILE *out)
             "  --help              this text\n");
 }
 
-/* Per bus and service: when its last unanswered request ended (INT64_MIN:
- * none), so that a response tells how long the server took (P2: from the
- * request's last frame to the response's first). */
-typedef struct pending {
-    rtcosim_time_ns *ended; /* [bus * 256 + service] */
-} pending;
-
-/* A CSV field in quotes, quotes inside doubled (RFC 4180). */
-static void put_quoted(const char *text, FILE *out)
-{
-    fputc('"', out);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', out);
-        fputc(*text, out);
-    }
-    fputc('"', out);
-}
-
 /* One message: a trace line, or (csv) a row of time, bus, id, address,
- * length, service, the response's P2 in ms, the payload in hex. */
+ * length, service, the response's P2 in ms, the payload in hex. pending:
+ * per bus and service, when its last unanswered request ended (INT64_MIN:
+ * none; at [bus * 256 + service]), so that a response tells how long the
+ * server took (P2: from the request's last frame to the response's first).
+ */
 static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_message *m,
-                          rtcosim_time_ns origin, pending *p, bool csv, FILE *out)
+                          rtcosim_time_ns origin, rtcosim_time_ns *pending, bool csv,
+                          FILE *out)
 {
     const rtcosim_can_log_record *recs = rtcosim_can_log_records(log), *r = &recs[m->record];
     char time[RTCOSIM_FORMAT_MAX], what[160], p2[32] = "";
     rtcosim_format_time(r->time - origin, time);
     uint8_t service;
     rtcosim_uds_kind kind = rtcosim_uds_classify(m->data, m->size, &service);
-    rtcosim_time_ns *ended = &p->ended[(size_t)m->bus * 256 + service];
+    rtcosim_time_ns *ended = &pending[(size_t)m->bus * 256 + service];
     if (kind == RTCOSIM_UDS_REQUEST) {
         *ended = r->time;
     } else if (kind != RTCOSIM_UDS_UNKNOWN && *ended != INT64_MIN) {
@@ -160,12 +174,12 @@ static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_messag
     rtcosim_uds_describe(m->data, m->size, what, sizeof what);
     if (csv) {
         fprintf(out, "%s,", time);
-        put_quoted(rtcosim_can_log_bus_name(log, m->bus), out);
+        cli_put_csv_quoted(rtcosim_can_log_bus_name(log, m->bus), out);
         fprintf(out, ",0x%0*X,", m->extended ? 8 : 3, (unsigned)m->id);
         if (m->address >= 0)
             fprintf(out, "0x%02X", (unsigned)m->address);
         fprintf(out, ",%u,", (unsigned)m->size);
-        put_quoted(what, out);
+        cli_put_csv_quoted(what, out);
         fprintf(out, ",%s,", p2);
         for (uint32_t k = 0; k < m->size; k++)
             fprintf(out, "%02X", m->data[k]);
@@ -187,7 +201,7 @@ int cli_can_isotp(int argc, char **argv)
 {
     const char *log_path = NULL, *spec = NULL, *output = NULL;
     bool address_byte = false, relative = false;
-    int rc = 0;
+    int rc = 0, taken;
     for (int i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -195,16 +209,14 @@ int cli_can_isotp(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--relative-time") == 0) {
             relative = true;
-        } else if (strcmp(a, "--ids") == 0 || strcmp(a, "--isotp-addressing") == 0 ||
-                   strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (i + 1 >= argc)
                 rc = cli_fail("can isotp: option %s needs a value", a);
-            else if (strcmp(a, "--ids") == 0)
-                spec = argv[++i];
-            else if (a[1] == 'o' || strcmp(a, "--output") == 0)
-                output = argv[++i];
             else
-                rc = cli_isotp_addressing(argv[++i], &address_byte);
+                output = argv[++i];
+        } else if ((taken = cli_isotp_option("can isotp", "--ids", argc, argv, &i, &spec,
+                                             &address_byte)) != 0) {
+            rc = taken < 0;
         } else if (a[0] == '-' && a[1]) {
             rc = cli_unknown_option("can isotp", a, usage);
         } else {
@@ -215,24 +227,22 @@ int cli_can_isotp(int argc, char **argv)
         rc = cli_fail("can isotp: give a LOG (usage: rtcosim can isotp LOG [--ids SPEC])");
     rtcosim_isotp_ids *ids = NULL;
     size_t id_count = 0;
-    if (rc == 0)
-        rc = cli_isotp_ids_parse("--ids", spec ? spec : "obd", address_byte, &ids, &id_count);
-    rtcosim_error err;
     rtcosim_can_log *log = NULL;
+    if (rc == 0)
+        rc = cli_isotp_open("--ids", spec, address_byte, log_path, &ids, &id_count, &log);
+    rtcosim_error err;
     rtcosim_isotp tp = {0};
-    if (rc == 0 && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
-        rc = cli_fail_error(&err);
     if (rc == 0 && rtcosim_isotp_reassemble(log, ids, id_count, &tp, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
     if (rc == 0) {
         rtcosim_time_ns origin = relative && rtcosim_can_log_count(log)
                                      ? rtcosim_can_log_records(log)[0].time : 0;
         size_t slots = (rtcosim_can_log_bus_count(log) + 1) * 256;
-        pending p = {.ended = malloc(slots * sizeof *p.ended)};
-        if (!p.ended)
+        rtcosim_time_ns *pending = malloc(slots * sizeof *pending);
+        if (!pending)
             rc = cli_fail("out of memory");
-        for (size_t k = 0; p.ended && k < slots; k++)
-            p.ended[k] = INT64_MIN;
+        for (size_t k = 0; pending && k < slots; k++)
+            pending[k] = INT64_MIN;
         FILE *out = output ? fopen(output, "w") : stdout;
         if (rc == 0 && !out)
             rc = cli_fail("%s: cannot write the CSV file", output);
@@ -240,8 +250,8 @@ int cli_can_isotp(int argc, char **argv)
             fputs("\"time\",\"bus\",\"id\",\"address\",\"length\",\"service\",\"p2_ms\","
                   "\"data\"\n", out);
         for (size_t k = 0; rc == 0 && k < tp.count; k++)
-            print_message(log, &tp.messages[k], origin, &p, output != NULL, out);
-        free(p.ended);
+            print_message(log, &tp.messages[k], origin, pending, output != NULL, out);
+        free(pending);
         if (out && out != stdout && fclose(out) != 0 && rc == 0)
             rc = cli_fail("%s: writing the CSV file failed", output);
         else if (rc == 0 && out == stdout && fflush(stdout) != 0)

@@ -73,6 +73,9 @@ int cli_positional(const char *command, const char *what, const char **slot, cha
 /* Same for an error value. */
 int cli_fail_error(const rtcosim_error *err);
 
+/* A CSV field in quotes, quotes inside doubled (RFC 4180, section 2). */
+void cli_put_csv_quoted(const char *text, FILE *out);
+
 /* An --input-column INPUT=COLUMN of COMMAND: *input a malloc'd copy of
  * INPUT, *column what follows the '='; "COMMAND: option --input-column needs
  * INPUT=COLUMN (INPUT_IS, a column of --input-file), not 'TEXT'" when either
@@ -105,5 +108,16 @@ int cli_isotp_ids_parse(const char *option, const char *spec, bool address_byte,
                         struct rtcosim_isotp_ids **ids, size_t *count);
 /* --isotp-addressing normal|extended: whether frames start with an address byte. */
 int cli_isotp_addressing(const char *value, bool *address_byte);
+/* The options the ISO-TP commands share at argv[*i]: ids_option SPEC (into
+ * *spec) and --isotp-addressing; 1 taken (*i past its value), 0 not one of
+ * them, -1 an error said. */
+int cli_isotp_option(const char *command, const char *ids_option, int argc, char **argv, int *i,
+                     const char **spec, bool *address_byte);
+/* The ISO-TP ids of spec (NULL: obd) and the log read: 0, or 1 after saying
+ * why. */
+struct rtcosim_can_log;
+int cli_isotp_open(const char *ids_option, const char *spec, bool address_byte,
+                   const char *log_path, struct rtcosim_isotp_ids **ids, size_t *count,
+                   struct rtcosim_can_log **log);
 
 #endif

@@ -127,18 +127,6 @@ static void decoder_free(decoder *d)
     can_transport_free(&d->tr);
 }
 
-/* A CSV field in quotes, quotes inside doubled (RFC 4180, section 2). */
-static void put_quoted(const char *text, FILE *out)
-{
-    fputc('"', out);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', out);
-        fputc(*text, out);
-    }
-    fputc('"', out);
-}
-
 /* Once per DBC message: its frames in the log are shorter than it. */
 static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record *rec,
                              size_t size)
@@ -334,11 +322,11 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         free(chosen);
         return cli_fail("out of memory");
     }
-    put_quoted("time", out);
+    cli_put_csv_quoted("time", out);
     for (size_t c = 0; c < d->columns; c++)
         if (d->selected[c]) {
             fputc(',', out);
-            put_quoted(d->names[c], out);
+            cli_put_csv_quoted(d->names[c], out);
             chosen[chosen_count++] = c;
         }
     missing = chosen_count;
@@ -555,7 +543,7 @@ static int run_can(int argc, char **argv)
     const char *iso_spec = NULL;
     if (!signals)
         return cli_fail("out of memory");
-    int rc = 0;
+    int rc = 0, taken;
     for (int i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -566,10 +554,12 @@ static int run_can(int argc, char **argv)
             relative_time = true;
         } else if (strcmp(a, "--j1939") == 0) {
             j1939 = true;
+        } else if ((taken = cli_isotp_option("can decode", "--isotp", argc, argv, &i, &iso_spec,
+                                             &iso_address)) != 0) {
+            rc = taken < 0;
         } else if (strcmp(a, "--dbc") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
                    strcmp(a, "--signal") == 0 || strcmp(a, "--plot") == 0 ||
-                   strcmp(a, "--values") == 0 || strcmp(a, "--isotp") == 0 ||
-                   strcmp(a, "--isotp-addressing") == 0) {
+                   strcmp(a, "--values") == 0) {
             if (i + 1 >= argc)
                 rc = cli_fail("can decode: option %s needs a value", a);
             else if (strcmp(a, "--values") == 0) {
@@ -580,10 +570,6 @@ static int run_can(int argc, char **argv)
                     rc = cli_fail("can decode: --values: '%s' is not text or raw", v);
             } else if (strcmp(a, "--dbc") == 0)
                 dbc_path = argv[++i];
-            else if (strcmp(a, "--isotp") == 0)
-                iso_spec = argv[++i];
-            else if (strcmp(a, "--isotp-addressing") == 0)
-                rc = cli_isotp_addressing(argv[++i], &iso_address);
             else if (strcmp(a, "--signal") == 0)
                 signals[signal_count++] = argv[++i];
             else if (strcmp(a, "--plot") == 0)

@@ -136,6 +136,17 @@ int cli_extra_positional(const char *command, const char *what, const char *firs
     return CLI_EXIT_USAGE;
 }
 
+void cli_put_csv_quoted(const char *text, FILE *out)
+{
+    fputc('"', out);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', out);
+        fputc(*text, out);
+    }
+    fputc('"', out);
+}
+
 int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out))
 {
     char *help = NULL, *best = NULL;

@@ -512,11 +512,10 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     /* An FMU that can be instantiated only once per process (FMI 2.0 2.2.4,
      * FMI 3.0 2.4.1) gets a private copy, so that each instance loads its
      * own library (any interface declaring it counts: conservative). */
-    if (st == RTCOSIM_OK && strstr(xml, "canBeInstantiatedOnlyOncePerProcess=\"true\"") &&
-        f->in_place) {
-        f->once_per_process = true;
-    } else if (st == RTCOSIM_OK &&
-               strstr(xml, "canBeInstantiatedOnlyOncePerProcess=\"true\"")) {
+    bool once = st == RTCOSIM_OK &&
+                strstr(xml, "canBeInstantiatedOnlyOncePerProcess=\"true\"") != NULL;
+    f->once_per_process = once && f->in_place; /* (checked when its library loads) */
+    if (once && !f->in_place) {
         rtcosim_archive_release(f->dir);
         free(f->dir);
         f->dir = NULL;
