@@ -4,10 +4,12 @@
  * writers of src/can. One bus is written: the log's only one, or --bus. The
  * formats that carry a frame's duration (ASC CAN FD lines, BLF) get it from
  * the frame's bits at the given bit rates (default 500 kbit/s, CAN FD data
- * phase 2 Mbit/s); times are kept as they are (end of frame). */
+ * phase 2 Mbit/s); times are kept as they are (end of frame). The frames
+ * stream from the reader to the writer (convert below). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "rtcosim/can_log.h"
@@ -21,6 +23,93 @@ static int parse_rate(const char *option, const char *text, uint32_t *out)
                         option, text ? text : "");
     *out = (uint32_t)v;
     return 0;
+}
+
+/* A conversion streams: the frames go from the reader to the writer one at
+ * a time, so a log of gigabytes costs no more memory than a short one. An
+ * MDF file is told its frames' number and width first (a counting pass
+ * over the input before the writing one). */
+typedef struct convert {
+    const char *in, *out, *bus; /* bus: --bus, or NULL */
+    uint32_t rate, fd_rate;
+    rtcosim_can_log_format to;
+    bool counting;              /* the counting pass: frames[] and fd[] per bus */
+    size_t frames[64], remotes[64];
+    bool fd[64];
+    rtcosim_can_log_layout layout;
+    long chosen;                /* the bus written; -1 not seen yet */
+    size_t checked;             /* buses compared with --bus so far */
+    bool second;                /* a second bus appeared (no --bus): stopped */
+    rtcosim_can_log_writer *w;  /* opened at the first frame written, or at the end */
+    bool opened;                /* OUT was created */
+    size_t count, remote;
+} convert;
+
+static rtcosim_status open_writer(convert *c, const char *name, rtcosim_error *err)
+{
+    rtcosim_status st = rtcosim_can_log_writer_open(c->out, c->to, name, &c->layout, &c->w, err);
+    c->opened = st == RTCOSIM_OK;
+    return st;
+}
+
+static rtcosim_status take(void *context, const rtcosim_can_log *log,
+                           const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    convert *c = context;
+    if (c->counting) {
+        c->frames[r->bus] += !r->remote;
+        c->remotes[r->bus] += r->remote;
+        c->fd[r->bus] = c->fd[r->bus] || r->format == RTCOSIM_CAN_FORMAT_FD;
+        return RTCOSIM_OK;
+    }
+    if (c->bus) {
+        for (; c->checked < rtcosim_can_log_bus_count(log); c->checked++)
+            if (strcmp(rtcosim_can_log_bus_name(log, c->checked), c->bus) == 0)
+                c->chosen = (long)c->checked;
+    } else if (c->chosen < 0) {
+        c->chosen = (long)r->bus; /* the first frame's bus */
+    } else if ((long)r->bus != c->chosen) {
+        c->second = true;
+        return RTCOSIM_ECANCELED;
+    }
+    if ((long)r->bus != c->chosen)
+        return RTCOSIM_OK;
+    if (r->remote) {
+        c->remote++; /* a log entry carries no RTR bit */
+        return RTCOSIM_OK;
+    }
+    rtcosim_status st;
+    if (!c->w && (st = open_writer(c, rtcosim_can_log_bus_name(log, r->bus), err)) != RTCOSIM_OK)
+        return st;
+    rtcosim_can_log_entry x = {.end = r->time, .format = r->format};
+    x.start = r->time - rtcosim_can_log_record_duration(r, c->rate, c->fd_rate);
+    x.frame.id = r->id;
+    x.frame.extended = r->extended;
+    if (r->format == RTCOSIM_CAN_FORMAT_FD) {
+        x.flags = r->flags;
+        x.length = r->size;
+        x.data = r->data;
+    } else {
+        x.frame.dlc = r->size;
+        memcpy(x.frame.data, r->data, r->size);
+    }
+    c->count++;
+    return rtcosim_can_log_writer_add(c->w, &x, err);
+}
+
+/* The buses' names for a message: "can0, can1, ..." (at most the first two). */
+static void bus_list(const rtcosim_can_log *log, char *text, size_t size)
+{
+    size_t n = rtcosim_can_log_bus_count(log);
+    snprintf(text, size, "%s, %s%s", n > 0 ? rtcosim_can_log_bus_name(log, 0) : "",
+             n > 1 ? rtcosim_can_log_bus_name(log, 1) : "", n > 2 ? ", ..." : "");
+}
+
+/* IN and OUT one file? (OUT is written while IN is read.) */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
 int cli_can_convert(int argc, char **argv)
@@ -53,66 +142,76 @@ int cli_can_convert(int argc, char **argv)
                         " NAME])");
     if (fd_rate < rate)
         return cli_fail("can convert: --fd-bitrate %u is below --bitrate %u", fd_rate, rate);
+    if (same_file(in, out))
+        return cli_fail("can convert: %s is both IN and OUT (give another name for OUT)", in);
+    convert c = {.in = in, .out = out, .bus = bus, .rate = rate, .fd_rate = fd_rate,
+                 .to = rtcosim_can_log_format_of(out), .chosen = -1};
     rtcosim_error err;
     rtcosim_can_log *log = NULL;
-    if (rtcosim_can_log_read(in, &log, &err) != RTCOSIM_OK)
-        return cli_fail_error(&err);
-    size_t buses = rtcosim_can_log_bus_count(log), b = 0;
-    if (bus) {
-        while (b < buses && strcmp(rtcosim_can_log_bus_name(log, b), bus) != 0)
-            b++;
-        if (b == buses) {
-            rtcosim_can_log_free(log);
+    rtcosim_status st = RTCOSIM_OK;
+    if (c.to == RTCOSIM_CAN_LOG_MDF) { /* the frames' number and width first */
+        c.counting = true;
+        if (rtcosim_can_log_scan(in, take, &c, &log, &err) != RTCOSIM_OK)
+            return cli_fail_error(&err);
+        c.counting = false;
+        size_t buses = rtcosim_can_log_bus_count(log), b = 0;
+        if (bus)
+            while (b < buses && strcmp(rtcosim_can_log_bus_name(log, b), bus) != 0)
+                b++;
+        char names[160];
+        bus_list(log, names, sizeof names);
+        rtcosim_can_log_free(log);
+        log = NULL;
+        if (bus && b == buses)
             return cli_fail("can convert: %s: no bus '%s' in it (it has %zu)", in, bus, buses);
+        if (!bus && buses > 1)
+            return cli_fail("can convert: %s has frames of %zu buses (%s): name one with --bus",
+                            in, buses, names);
+        c.layout = (rtcosim_can_log_layout){.frames = buses ? c.frames[b] : 0,
+                                            .fd = buses && c.fd[b]};
+    }
+    st = rtcosim_can_log_scan(in, take, &c, &log, &err);
+    if (st == RTCOSIM_OK && !c.w && !(bus && c.chosen < 0)) /* no frame to write: an empty log */
+        st = open_writer(&c, bus ? bus : log && rtcosim_can_log_bus_count(log)
+                                              ? rtcosim_can_log_bus_name(log, 0) : "can0", &err);
+    if (st == RTCOSIM_OK && c.w) {
+        rtcosim_can_log_writer *w = c.w;
+        c.w = NULL;
+        st = rtcosim_can_log_writer_close(w, &err);
+    }
+    if (st != RTCOSIM_OK || (bus && c.chosen < 0)) {
+        rtcosim_can_log_writer_abort(c.w);
+        if (c.opened)
+            remove(out); /* (nothing half-written is left) */
+        int rc;
+        if (c.second || (bus && c.chosen < 0 && st == RTCOSIM_OK)) {
+            /* how many buses the log has: counted for the message */
+            rtcosim_can_log_free(log);
+            c.counting = true;
+            log = NULL;
+            if (rtcosim_can_log_scan(in, take, &c, &log, &err) != RTCOSIM_OK)
+                return cli_fail_error(&err);
+            char names[160];
+            bus_list(log, names, sizeof names);
+            size_t buses = rtcosim_can_log_bus_count(log);
+            rc = bus ? cli_fail("can convert: %s: no bus '%s' in it (it has %zu)", in, bus, buses)
+                     : cli_fail("can convert: %s has frames of %zu buses (%s): name one with "
+                                "--bus", in, buses, names);
+        } else {
+            rc = cli_fail_error(&err);
         }
-    } else if (buses > 1) {
-        int rc = cli_fail("can convert: %s has frames of %zu buses (%s, %s%s): name one with --bus",
-                          in, buses, rtcosim_can_log_bus_name(log, 0),
-                          rtcosim_can_log_bus_name(log, 1), buses > 2 ? ", ..." : "");
         rtcosim_can_log_free(log);
         return rc;
     }
-    size_t n = rtcosim_can_log_count(log), count = 0, remote = 0;
-    const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
-    rtcosim_can_log_entry *e = calloc(n ? n : 1, sizeof *e);
-    if (!e) {
-        rtcosim_can_log_free(log);
-        return cli_fail("can convert: out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (r[i].bus != b)
-            continue;
-        if (r[i].remote) {
-            remote++; /* a log entry carries no RTR bit */
-            continue;
-        }
-        rtcosim_can_log_entry *x = &e[count++];
-        x->end = r[i].time;
-        x->start = r[i].time - rtcosim_can_log_record_duration(&r[i], rate, fd_rate);
-        x->frame.id = r[i].id;
-        x->frame.extended = r[i].extended;
-        x->format = r[i].format;
-        if (r[i].format == RTCOSIM_CAN_FORMAT_FD) {
-            x->flags = r[i].flags;
-            x->length = r[i].size;
-            x->data = r[i].data;
-        } else {
-            x->frame.dlc = r[i].size;
-            memcpy(x->frame.data, r[i].data, r[i].size);
-        }
-    }
-    const char *name = buses ? rtcosim_can_log_bus_name(log, b) : "can0";
-    rtcosim_can_log_format to = rtcosim_can_log_format_of(out);
-    int rc = 0;
-    if (rtcosim_can_log_write(e, count, name, to, out, &err) != RTCOSIM_OK)
-        rc = cli_fail_error(&err);
-    else
-        printf("converted %zu frames of %s from %s (%s) to %s (%s)\n", count, name, in,
-               rtcosim_can_log_format_name(rtcosim_can_log_source(log)), out, rtcosim_can_log_format_name(to));
-    if (rc == 0 && (remote || rtcosim_can_log_xl_count(log)))
+    const char *name = bus ? bus : c.chosen >= 0 ? rtcosim_can_log_bus_name(log, (size_t)c.chosen)
+                                                  : rtcosim_can_log_bus_count(log)
+                                                      ? rtcosim_can_log_bus_name(log, 0) : "can0";
+    printf("converted %zu frames of %s from %s (%s) to %s (%s)\n", c.count, name, in,
+           rtcosim_can_log_format_name(rtcosim_can_log_source(log)), out,
+           rtcosim_can_log_format_name(c.to));
+    if (c.remote || rtcosim_can_log_xl_count(log))
         fprintf(stderr, "rtcosim: warning: %s: %zu remote frames and %zu CAN XL frames left out"
-                " (not carried by the converter)\n", in, remote, rtcosim_can_log_xl_count(log));
-    free(e);
+                " (not carried by the converter)\n", in, c.remote, rtcosim_can_log_xl_count(log));
     rtcosim_can_log_free(log);
-    return rc;
+    return 0;
 }

@@ -89,10 +89,14 @@ int can_transport_init(can_transport *t, const rtcosim_can_log *log, const rtcos
     return 0;
 }
 
-int can_transport_at(const can_transport *t, const rtcosim_can_log *log, size_t i,
+bool can_transport_needed(const rtcosim_dbc *dbc, size_t iso_id_count)
+{
+    return iso_id_count > 0 || has_j1939(dbc);
+}
+
+int can_transport_at(const can_transport *t, const rtcosim_can_log_record *r, size_t i,
                      can_message_view *v)
 {
-    const rtcosim_can_log_record *r = &rtcosim_can_log_records(log)[i];
     *v = (can_message_view){.id = r->id, .extended = r->extended, .data = r->data,
                             .size = r->size};
     if (t->iso_of && t->iso_of[i]) {

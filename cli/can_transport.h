@@ -38,10 +38,13 @@ typedef struct can_message_view {
 /* Reassemble what the database and the ISO-TP ids call for; 0, or 1 after
  * saying why. */
 int can_transport_init(can_transport *t, const rtcosim_can_log *log, const rtcosim_dbc *dbc);
-/* Record i: 1 with *v when a message completes there, -1 when it is a frame
- * of a transfer (counted with them, not decoded alone), 0 for a frame to
- * decode as it is (*v its own). */
-int can_transport_at(const can_transport *t, const rtcosim_can_log *log, size_t i,
+/* Does decoding with this database (and these many ISO-TP ids) reassemble
+ * anything? (If not, can_transport_init need not see the whole log.) */
+bool can_transport_needed(const rtcosim_dbc *dbc, size_t iso_id_count);
+/* Record i (r): 1 with *v when a message completes there, -1 when it is a
+ * frame of a transfer (counted with them, not decoded alone), 0 for a frame
+ * to decode as it is (*v its own). */
+int can_transport_at(const can_transport *t, const rtcosim_can_log_record *r, size_t i,
                      can_message_view *v);
 /* Does the database decode J1939 transport frames only through their
  * sessions (so that TP.CM and TP.DT frames it lacks are no unknown ids)? */

@@ -105,12 +105,21 @@ typedef struct decoder {
     char **names;        /* per column */
     const char **units;  /* per column: its signal's (the database's), or NULL */
     bool *selected;      /* per column */
+    size_t bus_slots;    /* buses the blocks have room for */
     uint64_t unknown;
     uint64_t unknown_parts;      /* contained PDUs of header ids the database lacks */
     bool container_overrun;      /* a container frame's header ran past its end (said once) */
     bool value_text;     /* VAL_ texts in CSV cells (--values text) */
     rtcosim_time_ns time_origin; /* subtracted from every time (--relative-time) */
     can_transport tr; /* J1939 sessions, Fast Packets, ISO-TP */
+    /* Streaming (no transport to reassemble): the log is read again for
+     * each pass, a frame at a time, never held (block_of unused). */
+    bool streaming;
+    bool relative;               /* --relative-time: the origin is the first frame's time */
+    bool have_first;
+    rtcosim_time_ns first_time;  /* the log's first frame's time */
+    int rc;                      /* a pass's failure, said (sinks return ECANCELED) */
+    struct rows *rows;           /* the pass writing rows */
 } decoder;
 
 static void decoder_free(decoder *d)
@@ -185,44 +194,84 @@ static size_t block_width(const rtcosim_dbc *dbc, block *bl)
     return width;
 }
 
-/* Blocks in order of first appearance, column names, the selection. */
+/* The block of record i (r) in the log: its (bus, message) block, added at
+ * its first frame (*out SIZE_MAX: not decoded); 0, or 1 after saying why. */
+static int classify(decoder *d, const rtcosim_can_log_record *r, size_t i, size_t *out)
+{
+    can_message_view v;
+    int whole = can_transport_at(&d->tr, r, i, &v);
+    *out = SIZE_MAX;
+    if (!d->have_first) {
+        d->have_first = true;
+        d->first_time = r->time;
+    }
+    if (whole < 0)
+        return 0; /* a transfer's frame: counted with them */
+    const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, v.id, v.extended);
+    if (!m && can_transport_j1939_frame(&d->tr, r))
+        return 0; /* a transport session's frame: counted with the sessions */
+    if (!m || r->remote) {
+        d->unknown += !m;
+        return 0;
+    }
+    size_t b = 0;
+    while (b < d->block_count && !(d->blocks[b].bus == r->bus && d->blocks[b].message == m))
+        b++;
+    if (b == d->block_count) {
+        block *bl = &d->blocks[d->block_count++];
+        *bl = (block){.bus = r->bus, .message = m, .first = d->columns};
+        size_t width = block_width(d->dbc, bl);
+        if (width == SIZE_MAX)
+            return cli_fail("out of memory");
+        d->columns += width;
+    }
+    *out = b;
+    return 0;
+}
+
+static rtcosim_status classify_frame(void *context, const rtcosim_can_log *log,
+                                     const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    decoder *d = context;
+    size_t b;
+    (void)err;
+    if (rtcosim_can_log_bus_count(log) > d->bus_slots)
+        return (d->rc = cli_fail("can decode: %s: more buses than the first pass saw",
+                                 d->log_path)), RTCOSIM_ECANCELED;
+    if ((d->rc = classify(d, r, rtcosim_can_log_count(log) - 1, &b)) != 0)
+        return RTCOSIM_ECANCELED;
+    return RTCOSIM_OK;
+}
+
+/* Blocks in order of first appearance (a pass over the log), column names,
+ * the selection. */
 static int decoder_init(decoder *d, const char *const *signals, size_t signal_count)
 {
-    size_t n = rtcosim_can_log_count(d->log);
-    const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
-    d->blocks = calloc(rtcosim_can_log_bus_count(d->log) * rtcosim_dbc_message_count(d->dbc) + 1,
-                       sizeof *d->blocks);
-    d->block_of = calloc(n + 1, sizeof *d->block_of);
-    if (!d->blocks || !d->block_of)
+    /* (a block per bus and message at most: a log has at most 64 buses) */
+    d->bus_slots = d->streaming ? 64 : rtcosim_can_log_bus_count(d->log);
+    d->blocks = calloc(d->bus_slots * rtcosim_dbc_message_count(d->dbc) + 1, sizeof *d->blocks);
+    if (!d->blocks)
         return cli_fail("out of memory");
-    if (can_transport_init(&d->tr, d->log, d->dbc))
-        return 1;
-    for (size_t i = 0; i < n; i++) {
-        can_message_view v;
-        int whole = can_transport_at(&d->tr, d->log, i, &v);
-        d->block_of[i] = SIZE_MAX;
-        if (whole < 0)
-            continue; /* a transfer's frame: counted with them */
-        const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, v.id, v.extended);
-        if (!m && can_transport_j1939_frame(&d->tr, &recs[i]))
-            continue; /* a transport session's frame: counted with the sessions */
-        if (!m || recs[i].remote) {
-            d->unknown += !m;
-            continue;
-        }
-        size_t b = 0;
-        while (b < d->block_count && !(d->blocks[b].bus == recs[i].bus && d->blocks[b].message == m))
-            b++;
-        if (b == d->block_count) {
-            block *bl = &d->blocks[d->block_count++];
-            *bl = (block){.bus = recs[i].bus, .message = m, .first = d->columns};
-            size_t width = block_width(d->dbc, bl);
-            if (width == SIZE_MAX)
-                return cli_fail("out of memory");
-            d->columns += width;
-        }
-        d->block_of[i] = b;
+    if (d->streaming) {
+        rtcosim_can_log *meta = NULL;
+        rtcosim_error err;
+        rtcosim_status st = rtcosim_can_log_scan(d->log_path, classify_frame, d, &meta, &err);
+        if (st != RTCOSIM_OK)
+            return d->rc ? d->rc : cli_fail_error(&err);
+        d->log = meta; /* (its buses, counts and source; freed by the caller) */
+    } else {
+        size_t n = rtcosim_can_log_count(d->log);
+        const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
+        if (!(d->block_of = calloc(n + 1, sizeof *d->block_of)))
+            return cli_fail("out of memory");
+        if (can_transport_init(&d->tr, d->log, d->dbc))
+            return 1;
+        for (size_t i = 0; i < n; i++)
+            if (classify(d, &recs[i], i, &d->block_of[i]))
+                return 1;
     }
+    if (d->relative && d->have_first)
+        d->time_origin = d->first_time;
     d->names = calloc(d->columns + 1, sizeof *d->names);
     d->selected = calloc(d->columns + 1, sizeof *d->selected);
     d->units = calloc(d->columns + 1, sizeof *d->units);
@@ -309,17 +358,114 @@ static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const uint8_t *data,
     cl->length = n;
 }
 
-/* The rows: all decoded frames carrying a selected column; complete_only:
- * from the first frame at which every selected column has a value. A frame
- * costs its message's signals present (multiplexing), a container frame its
- * contained PDUs', and one write per column. */
+/* A pass writing rows: the latest text of every column, the selected ones. */
+typedef struct rows {
+    FILE *out;
+    bool complete_only, value_text;
+    cell *cells;
+    size_t *chosen, chosen_count, missing;
+} rows;
+
+/* The row of record i (r, of block b, SIZE_MAX: none) when it carries a
+ * selected column; complete_only: from the first frame at which every
+ * selected column has a value. A frame costs its message's signals present
+ * (multiplexing), a container frame its contained PDUs', and one write per
+ * column. */
+static void emit(decoder *d, rows *w, const rtcosim_can_log_record *rec, size_t i, size_t b)
+{
+    if (b == SIZE_MAX)
+        return;
+    block *bl = &d->blocks[b];
+    const rtcosim_dbc_message *m = bl->message;
+    cell *cells = w->cells;
+    bool carries = false;
+    can_message_view v;
+    can_transport_at(&d->tr, rec, i, &v);
+    const uint8_t *data = v.data;
+    size_t size = v.size;
+    rtcosim_dbc_container_part part = {.data = data, .size = size, .pdu = m};
+    size_t offset = 0, base = bl->first;
+    int more = 1;
+    if (m->header_bytes) { /* the contained PDUs one after the other */
+        more = rtcosim_dbc_container_next(d->dbc, m, data, size, &offset, &part);
+        base = part.pdu ? bl->first + bl->part_first[part.index] : 0;
+    }
+    while (more == 1) {
+        const rtcosim_dbc_message *pm = part.pdu;
+        d->unknown_parts += !pm;
+        for (size_t k = 0; pm && k < pm->signal_count; k++) {
+            const rtcosim_dbc_signal *s = &pm->signals[k];
+            if (!rtcosim_dbc_signal_present(pm, s, part.data, part.size))
+                continue;
+            cell *cl = &cells[base + k];
+            bool had = cl->length != 0, selected = d->selected[base + k];
+            if (part.size >= pm->dlc || rtcosim_dbc_signal_fits(s, part.size)) {
+                cell_set(cl, s, part.data, part.size, w->value_text);
+                w->missing -= selected && !had;
+            } else {
+                if (!bl->warned)
+                    warn_short_frame(d, bl, rec, size);
+                cl->length = 0; /* not in this frame: unknown, not zero */
+                w->missing += selected && had;
+            }
+            carries = carries || selected;
+        }
+        if (!m->header_bytes)
+            break;
+        more = rtcosim_dbc_container_next(d->dbc, m, data, size, &offset, &part);
+        base = more == 1 && part.pdu ? bl->first + bl->part_first[part.index] : 0;
+    }
+    if (more < 0 && !d->container_overrun) {
+        d->container_overrun = true;
+        fprintf(stderr, "rtcosim: warning: %s:%d: a header in container frame %s (id 0x%X)"
+                " gives more bytes than the frame has; the rest of the frame is not read"
+                " (said once)\n", d->log_path, rec->line, m->name, (unsigned)rec->id);
+    }
+    if (!carries || (w->complete_only && w->missing))
+        return;
+    char text[RTCOSIM_FORMAT_MAX];
+    rtcosim_format_time(rec->time - d->time_origin, text);
+    fputs(text, w->out);
+    for (size_t j = 0; j < w->chosen_count; j++) {
+        const cell *cl = &cells[w->chosen[j]];
+        fputc(',', w->out);
+        fwrite(cl->text, 1, cl->length, w->out);
+    }
+    fputc('\n', w->out);
+}
+
+/* A streaming pass's frame: its block found again (the first pass made
+ * them all), its row written. */
+static rtcosim_status emit_frame(void *context, const rtcosim_can_log *log,
+                                 const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    decoder *d = context;
+    (void)err;
+    size_t b = SIZE_MAX, i = rtcosim_can_log_count(log) - 1;
+    can_message_view v;
+    if (can_transport_at(&d->tr, r, i, &v) >= 0 && !r->remote) {
+        const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, v.id, v.extended);
+        for (size_t k = 0; m && k < d->block_count && b == SIZE_MAX; k++)
+            if (d->blocks[k].bus == r->bus && d->blocks[k].message == m)
+                b = k;
+        if (m && b == SIZE_MAX)
+            return (d->rc = cli_fail("can decode: %s changed while it was read (a frame of %s "
+                                     "the first pass did not see)", d->log_path, m->name)),
+                   RTCOSIM_ECANCELED;
+    }
+    emit(d, d->rows, r, i, b);
+    return RTCOSIM_OK;
+}
+
+/* The rows: all decoded frames carrying a selected column (emit). */
 static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
 {
-    cell *cells = calloc(d->columns + 1, sizeof *cells);
-    size_t *chosen = calloc(d->columns + 1, sizeof *chosen), chosen_count = 0, missing = 0;
-    if (!cells || !chosen) {
-        free(cells);
-        free(chosen);
+    rows w = {.out = out, .complete_only = complete_only, .value_text = value_text};
+    w.cells = calloc(d->columns + 1, sizeof *w.cells);
+    w.chosen = calloc(d->columns + 1, sizeof *w.chosen);
+    if (!w.cells || !w.chosen) {
+        free(w.cells);
+        free(w.chosen);
         return cli_fail("out of memory");
     }
     cli_put_csv_quoted("time", out);
@@ -327,75 +473,28 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
         if (d->selected[c]) {
             fputc(',', out);
             cli_put_csv_quoted(d->names[c], out);
-            chosen[chosen_count++] = c;
+            w.chosen[w.chosen_count++] = c;
         }
-    missing = chosen_count;
+    w.missing = w.chosen_count;
     fputc('\n', out);
-    const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
-    char text[RTCOSIM_FORMAT_MAX];
-    for (size_t i = 0; i < rtcosim_can_log_count(d->log); i++) {
-        if (d->block_of[i] == SIZE_MAX)
-            continue;
-        block *bl = &d->blocks[d->block_of[i]];
-        const rtcosim_dbc_message *m = bl->message;
-        const rtcosim_can_log_record *rec = &recs[i];
-        bool carries = false;
-        can_message_view v;
-        can_transport_at(&d->tr, d->log, i, &v);
-        const uint8_t *data = v.data;
-        size_t size = v.size;
-        rtcosim_dbc_container_part part = {.data = data, .size = size, .pdu = m};
-        size_t offset = 0, base = bl->first;
-        int more = 1;
-        if (m->header_bytes) { /* the contained PDUs one after the other */
-            more = rtcosim_dbc_container_next(d->dbc, m, data, size, &offset, &part);
-            base = part.pdu ? bl->first + bl->part_first[part.index] : 0;
-        }
-        while (more == 1) {
-            const rtcosim_dbc_message *pm = part.pdu;
-            d->unknown_parts += !pm;
-            for (size_t k = 0; pm && k < pm->signal_count; k++) {
-                const rtcosim_dbc_signal *s = &pm->signals[k];
-                if (!rtcosim_dbc_signal_present(pm, s, part.data, part.size))
-                    continue;
-                cell *cl = &cells[base + k];
-                bool had = cl->length != 0, selected = d->selected[base + k];
-                if (part.size >= pm->dlc || rtcosim_dbc_signal_fits(s, part.size)) {
-                    cell_set(cl, s, part.data, part.size, value_text);
-                    missing -= selected && !had;
-                } else {
-                    if (!bl->warned)
-                        warn_short_frame(d, bl, rec, size);
-                    cl->length = 0; /* not in this frame: unknown, not zero */
-                    missing += selected && had;
-                }
-                carries = carries || selected;
-            }
-            if (!m->header_bytes)
-                break;
-            more = rtcosim_dbc_container_next(d->dbc, m, data, size, &offset, &part);
-            base = more == 1 && part.pdu ? bl->first + bl->part_first[part.index] : 0;
-        }
-        if (more < 0 && !d->container_overrun) {
-            d->container_overrun = true;
-            fprintf(stderr, "rtcosim: warning: %s:%d: a header in container frame %s (id 0x%X)"
-                    " gives more bytes than the frame has; the rest of the frame is not read"
-                    " (said once)\n", d->log_path, rec->line, m->name, (unsigned)rec->id);
-        }
-        if (!carries || (complete_only && missing))
-            continue;
-        rtcosim_format_time(rec->time - d->time_origin, text);
-        fputs(text, out);
-        for (size_t j = 0; j < chosen_count; j++) {
-            const cell *cl = &cells[chosen[j]];
-            fputc(',', out);
-            fwrite(cl->text, 1, cl->length, out);
-        }
-        fputc('\n', out);
+    int rc = 0;
+    if (d->streaming) {
+        rtcosim_can_log *meta = NULL;
+        rtcosim_error err;
+        d->rows = &w;
+        d->rc = 0;
+        if (rtcosim_can_log_scan(d->log_path, emit_frame, d, &meta, &err) != RTCOSIM_OK)
+            rc = d->rc ? d->rc : cli_fail_error(&err);
+        d->rows = NULL;
+        rtcosim_can_log_free(meta);
+    } else {
+        const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
+        for (size_t i = 0; i < rtcosim_can_log_count(d->log); i++)
+            emit(d, &w, &recs[i], i, d->block_of[i]);
     }
-    free(cells);
-    free(chosen);
-    return 0;
+    free(w.cells);
+    free(w.chosen);
+    return rc;
 }
 
 static int write_csv_plain(decoder *d, const char *path, bool complete_only, bool value_text);
@@ -420,9 +519,9 @@ static int write_csv_file(decoder *d, const char *path, bool complete_only)
          * from 0 there, as measurement tools record */
         int64_t start_ns = 0;
         rtcosim_time_ns origin = d->time_origin;
-        if (format == RTCOSIM_RESULTS_MDF && rtcosim_can_log_count(d->log) &&
-            rtcosim_can_log_records(d->log)[0].time >= (rtcosim_time_ns)946684800 * 1000000000) {
-            start_ns = rtcosim_can_log_records(d->log)[0].time;
+        if (format == RTCOSIM_RESULTS_MDF && d->have_first &&
+            d->first_time >= (rtcosim_time_ns)946684800 * 1000000000) {
+            start_ns = d->first_time;
             d->time_origin = start_ns;
         }
         int rc = write_csv_plain(d, part, true, false); /* numbers only */
@@ -603,7 +702,15 @@ static int run_can(int argc, char **argv)
     /* (the database first, as before: its errors come before the log's) */
     if (rc == 0 && dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
-    if (rc == 0 && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
+    /* A log decoded without reassembly streams (read once per pass, never
+     * held: a log of gigabytes in the memory of a short one); transport
+     * sessions, Fast Packets and ISO-TP transfers are reassembled over the
+     * whole log first, and an MDF log that brings its database is read whole
+     * (MDF's groups are merged in memory anyway). */
+    if (rc == 0 && dbc && j1939)
+        rtcosim_dbc_set_j1939(dbc);
+    d.streaming = rc == 0 && dbc_path && !can_transport_needed(dbc, iso_id_count);
+    if (rc == 0 && !d.streaming && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
     if (rc == 0 && !dbc_path) { /* the database the log carries (an MDF log's attachment) */
         size_t size = 0;
@@ -619,21 +726,22 @@ static int run_can(int argc, char **argv)
         }
     }
     if (rc == 0) {
-        if (j1939)
+        if (j1939 && attached[0]) /* (the log's own database, read since) */
             rtcosim_dbc_set_j1939(dbc);
         d.log = log;
         d.dbc = dbc;
         d.log_path = log_path;
         d.value_text = value_text;
-        if (relative_time && rtcosim_can_log_count(log))
-            d.time_origin = rtcosim_can_log_records(log)[0].time;
+        d.relative = relative_time;
         rc = decoder_init(&d, signals, signal_count);
+        if (d.streaming)
+            log = (rtcosim_can_log *)d.log; /* (what the scan said of the log) */
     }
     if (rc == 0 && (out || !plot_path))
         rc = write_csv_file(&d, out, false);
     if (rc == 0 && plot_path)
         rc = plot(&d, plot_path, log_path);
-    if (rc == 0 && rtcosim_can_log_count(log) == 0)
+    if (rc == 0 && log && rtcosim_can_log_count(log) == 0)
         fprintf(stderr, "rtcosim: warning: %s holds no frames\n", log_path);
     if (rc == 0 && d.unknown)
         fprintf(stderr, "rtcosim: %s: %llu frames with ids %s does not define were not decoded\n",
@@ -643,7 +751,7 @@ static int run_can(int argc, char **argv)
     if (rc == 0 && d.unknown_parts)
         fprintf(stderr, "rtcosim: %s: %llu contained PDUs with header ids %s does not define were"
                 " not decoded\n", log_path, (unsigned long long)d.unknown_parts, dbc_path);
-    if (rc == 0 && rtcosim_can_log_xl_count(log))
+    if (rc == 0 && log && rtcosim_can_log_xl_count(log))
         fprintf(stderr, "rtcosim: %s: %zu CAN XL frames were not decoded (a DBC describes "
                 "classic and CAN FD frames)\n", log_path, rtcosim_can_log_xl_count(log));
     decoder_free(&d);

@@ -48,6 +48,28 @@ rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_
                                      const char *bus_name, rtcosim_can_log_format format,
                                      const char *path, rtcosim_error *err);
 
+/* The same an entry at a time, for logs of any length: open creates the
+ * file (layout: what the entries will hold, which MDF needs before the
+ * first record (frames: how many, CAN XL ones not counted; fd: whether any
+ * is CAN FD) and ASC for its version (xl); NULL for a log that gets no CAN
+ * FD or XL frame, except MDF), add writes an entry, close finishes the file
+ * (its sizes, the last container or block; an MDF log that got another
+ * number of frames than announced is an error) and frees; abort closes and
+ * frees after a failure (the file is left incomplete). */
+typedef struct rtcosim_can_log_writer rtcosim_can_log_writer;
+typedef struct rtcosim_can_log_layout {
+    size_t frames;
+    bool fd, xl;
+} rtcosim_can_log_layout;
+rtcosim_status rtcosim_can_log_writer_open(const char *path, rtcosim_can_log_format format,
+                                           const char *bus_name,
+                                           const rtcosim_can_log_layout *layout,
+                                           rtcosim_can_log_writer **out, rtcosim_error *err);
+rtcosim_status rtcosim_can_log_writer_add(rtcosim_can_log_writer *w,
+                                          const rtcosim_can_log_entry *e, rtcosim_error *err);
+rtcosim_status rtcosim_can_log_writer_close(rtcosim_can_log_writer *w, rtcosim_error *err);
+void rtcosim_can_log_writer_abort(rtcosim_can_log_writer *w);
+
 /* ---- reading logs (any candump -l or Vector ASC log) ---- */
 
 typedef struct rtcosim_can_log_record {
@@ -86,6 +108,19 @@ typedef struct rtcosim_can_log rtcosim_can_log; /* opaque */
 rtcosim_status rtcosim_can_log_read(const char *path, rtcosim_can_log **out, rtcosim_error *err);
 rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *name,
                                      rtcosim_can_log **out, rtcosim_error *err);
+/* Streaming: reads the log at path as rtcosim_can_log_read does but gives
+ * each frame to `frame` in the log's order instead of keeping it (a log of
+ * any length in the memory of one line or BLF container; a file is mapped,
+ * not copied; an MDF bus log is read whole first, since its groups are
+ * merged by time). `frame` gets the log so far (its buses by name); a
+ * status other than RTCOSIM_OK stops the read and is returned. *out then
+ * holds what the log says besides its frames (buses, count, CAN XL count,
+ * source, database); rtcosim_can_log_records gives NULL. */
+typedef rtcosim_status rtcosim_can_log_frame_fn(void *context, const rtcosim_can_log *log,
+                                                const rtcosim_can_log_record *record,
+                                                rtcosim_error *err);
+rtcosim_status rtcosim_can_log_scan(const char *path, rtcosim_can_log_frame_fn *frame,
+                                    void *context, rtcosim_can_log **out, rtcosim_error *err);
 void rtcosim_can_log_free(rtcosim_can_log *log); /* NULL is a no-op */
 size_t rtcosim_can_log_count(const rtcosim_can_log *log);
 const rtcosim_can_log_record *rtcosim_can_log_records(const rtcosim_can_log *log);

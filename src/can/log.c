@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -157,47 +158,136 @@ static void write_asc(FILE *f, const rtcosim_can_log_entry *e)
     }
 }
 
+struct rtcosim_can_log_writer {
+    rtcosim_can_log_format format;
+    char *path, *bus;
+    FILE *f;
+    blf_writer *blf;
+    mdf_bus_writer *mdf;
+};
+
+static rtcosim_status writer_failed(rtcosim_can_log_writer *w, rtcosim_error *err)
+{
+    return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", w->path);
+}
+
+rtcosim_status rtcosim_can_log_writer_open(const char *path, rtcosim_can_log_format format,
+                                           const char *bus_name,
+                                           const rtcosim_can_log_layout *layout,
+                                           rtcosim_can_log_writer **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_can_log_layout none = {0};
+    layout = layout ? layout : &none;
+    rtcosim_can_log_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path)) || !(w->bus = strdup(bus_name ? bus_name : "can0"))) {
+        if (w)
+            free(w->path);
+        free(w);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    w->format = format;
+    rtcosim_status st = RTCOSIM_OK;
+    if (format == RTCOSIM_CAN_LOG_MDF) {
+        st = mdf_bus_writer_open(w->path, layout->frames, layout->fd, &w->mdf, err);
+    } else if (!(w->f = fopen(path, format == RTCOSIM_CAN_LOG_BLF ? "wb" : "w"))) {
+        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
+    } else if (format == RTCOSIM_CAN_LOG_BLF) {
+        if (!(w->blf = can_log_blf_begin(w->f)))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    } else if (format == RTCOSIM_CAN_LOG_ASC) {
+        /* CANXL events are in the format's later versions (the spec of 2024
+         * that can-utils follows writes 18.2.0) */
+        fprintf(w->f, "date " ASC_DATE "\nbase hex  timestamps absolute\ninternal events logged\n"
+                      "// version %s\nBegin Triggerblock " ASC_DATE "\n"
+                      "   0.000000 Start of measurement\n", layout->xl ? "18.2.0" : "9.0.0");
+    }
+    if (st != RTCOSIM_OK) {
+        if (w->f)
+            fclose(w->f);
+        free(w->path);
+        free(w->bus);
+        free(w);
+        return st;
+    }
+    *out = w;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_can_log_writer_add(rtcosim_can_log_writer *w,
+                                          const rtcosim_can_log_entry *e, rtcosim_error *err)
+{
+    switch (w->format) {
+    case RTCOSIM_CAN_LOG_MDF: return mdf_bus_writer_add(w->mdf, e, err);
+    case RTCOSIM_CAN_LOG_BLF: return can_log_blf_add(w->blf, e) ? RTCOSIM_OK : writer_failed(w, err);
+    case RTCOSIM_CAN_LOG_ASC: write_asc(w->f, e); break;
+    default: write_candump(w->f, e, w->bus); break;
+    }
+    return RTCOSIM_OK; /* (a text log's write errors are seen at the close) */
+}
+
+rtcosim_status rtcosim_can_log_writer_close(rtcosim_can_log_writer *w, rtcosim_error *err)
+{
+    if (!w)
+        return RTCOSIM_OK;
+    rtcosim_status st = RTCOSIM_OK;
+    if (w->format == RTCOSIM_CAN_LOG_MDF) {
+        size_t xl = 0;
+        st = mdf_bus_writer_close(w->mdf, true, &xl, err);
+        if (st == RTCOSIM_OK && xl)
+            rtcosim_log(RTCOSIM_LOG_WARNING, "can", "%s: %zu CAN XL frames left out: the MDF "
+                        "bus-logging layout holds classic and CAN FD frames (a .blf, .asc or "
+                        "candump log keeps them)", w->path, xl);
+    } else {
+        bool ok = true;
+        if (w->format == RTCOSIM_CAN_LOG_BLF)
+            ok = can_log_blf_end(w->blf, true);
+        else if (w->format == RTCOSIM_CAN_LOG_ASC)
+            fprintf(w->f, "End TriggerBlock\n");
+        ok = !ferror(w->f) && ok;
+        ok = fclose(w->f) == 0 && ok;
+        if (!ok)
+            st = writer_failed(w, err);
+    }
+    free(w->path);
+    free(w->bus);
+    free(w);
+    return st;
+}
+
+void rtcosim_can_log_writer_abort(rtcosim_can_log_writer *w)
+{
+    if (!w)
+        return;
+    if (w->format == RTCOSIM_CAN_LOG_MDF) {
+        mdf_bus_writer_close(w->mdf, false, NULL, NULL);
+    } else {
+        if (w->format == RTCOSIM_CAN_LOG_BLF)
+            can_log_blf_end(w->blf, false);
+        fclose(w->f);
+    }
+    free(w->path);
+    free(w->bus);
+    free(w);
+}
+
 rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_t count,
                                      const char *bus_name, rtcosim_can_log_format format,
                                      const char *path, rtcosim_error *err)
 {
-    if (format == RTCOSIM_CAN_LOG_MDF) {
-        size_t xl = 0;
-        rtcosim_status st = mdf_bus_write(entries, count, path, &xl, err);
-        if (st == RTCOSIM_OK && xl)
-            rtcosim_log(RTCOSIM_LOG_WARNING, "can", "%s: %zu CAN XL frames left out: the MDF "
-                        "bus-logging layout holds classic and CAN FD frames (a .blf, .asc or "
-                        "candump log keeps them)", path, xl);
-        return st;
-    }
-    FILE *f = fopen(path, format == RTCOSIM_CAN_LOG_BLF ? "wb" : "w");
-    if (!f)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
-    if (format == RTCOSIM_CAN_LOG_BLF) {
-        rtcosim_status st = can_log_write_blf(f, entries, count, path, err);
-        if ((fclose(f) != 0) && st == RTCOSIM_OK)
-            st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
-        return st;
-    }
-    if (format == RTCOSIM_CAN_LOG_ASC) {
-        /* CANXL events are in the format's later versions (the spec of 2024
-         * that can-utils follows writes 18.2.0) */
-        bool xl = false;
-        for (size_t i = 0; i < count && !xl; i++)
-            xl = entries[i].format == RTCOSIM_CAN_FORMAT_XL;
-        fprintf(f, "date " ASC_DATE "\nbase hex  timestamps absolute\ninternal events logged\n"
-                   "// version %s\nBegin Triggerblock " ASC_DATE "\n"
-                   "   0.000000 Start of measurement\n", xl ? "18.2.0" : "9.0.0");
-    }
+    rtcosim_can_log_layout layout = {0};
     for (size_t i = 0; i < count; i++) {
-        if (format == RTCOSIM_CAN_LOG_ASC)
-            write_asc(f, &entries[i]);
-        else
-            write_candump(f, &entries[i], bus_name);
+        layout.xl = layout.xl || entries[i].format == RTCOSIM_CAN_FORMAT_XL;
+        layout.fd = layout.fd || entries[i].format == RTCOSIM_CAN_FORMAT_FD;
+        layout.frames += entries[i].format != RTCOSIM_CAN_FORMAT_XL;
     }
-    if (format == RTCOSIM_CAN_LOG_ASC)
-        fprintf(f, "End TriggerBlock\n");
-    if (ferror(f) | (fclose(f) != 0))
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
-    return RTCOSIM_OK;
+    rtcosim_can_log_writer *w;
+    rtcosim_status st = rtcosim_can_log_writer_open(path, format, bus_name, &layout, &w, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < count; i++)
+        st = rtcosim_can_log_writer_add(w, &entries[i], err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_can_log_writer_abort(w);
+        return st;
+    }
+    return rtcosim_can_log_writer_close(w, err);
 }

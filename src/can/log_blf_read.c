@@ -87,7 +87,7 @@ static uint8_t fd_flags(bool brs, bool esi)
 static rtcosim_status add(blf_reader *r, rtcosim_can_log_record *rec)
 {
     rec->line = (int)(r->objects < INT32_MAX ? r->objects : INT32_MAX);
-    return can_log_append(r->log, rec) ? RTCOSIM_OK : out_of_memory(r);
+    return can_log_add(r->log, rec, r->name, r->err);
 }
 
 /* One frame object's body (after its header). */
@@ -334,6 +334,7 @@ rtcosim_status can_log_parse_blf(const uint8_t *data, size_t size, const char *n
         else
             r.objects++; /* a top-level object amid a split one: not a frame */
         pos += obj;
+        can_log_done(log, data + pos);
     }
     if (st == RTCOSIM_OK && r.len > 0)
         st = fail(&r, "the containers end %zu bytes into an object (cut short?)", r.len);

@@ -159,35 +159,42 @@ static bool write_xl(blf_writer *w, const rtcosim_can_log_entry *e)
     return true;
 }
 
-rtcosim_status can_log_write_blf(FILE *f, const rtcosim_can_log_entry *entries, size_t count,
-                                 const char *path, rtcosim_error *err)
+blf_writer *can_log_blf_begin(FILE *f)
 {
-    blf_writer w = {.f = f, .uncompressed = BLF_FILE_HEADER_SIZE};
-    w.z_cap = compressBound(BLF_CONTAINER_PAYLOAD);
-    w.buf = malloc(BLF_CONTAINER_PAYLOAD);
-    w.z = malloc(w.z_cap);
-    if (!w.buf || !w.z) {
-        free(w.buf);
-        free(w.z);
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    blf_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    *w = (blf_writer){.f = f, .uncompressed = BLF_FILE_HEADER_SIZE};
+    w->z_cap = compressBound(BLF_CONTAINER_PAYLOAD);
+    w->buf = malloc(BLF_CONTAINER_PAYLOAD);
+    w->z = malloc(w->z_cap);
+    if (!w->buf || !w->z) {
+        free(w->buf);
+        free(w->z);
+        free(w);
+        return NULL;
     }
-    bool ok = true;
-    write_header(&w, 0); /* written again with the sizes at the end */
-    for (size_t i = 0; i < count && ok; i++) {
-        const rtcosim_can_log_entry *e = &entries[i];
-        ok = e->format == RTCOSIM_CAN_FORMAT_XL   ? write_xl(&w, e)
-             : e->format == RTCOSIM_CAN_FORMAT_FD ? write_fd(&w, e)
-                                                  : write_classic(&w, e);
-    }
-    ok = ok && flush(&w);
-    long size = ok ? ftell(f) : -1;
-    if (size > 0 && fseek(f, 0, SEEK_SET) == 0)
-        write_header(&w, (uint64_t)size);
+    write_header(w, 0); /* written again with the sizes at the end */
+    return w;
+}
+
+bool can_log_blf_add(blf_writer *w, const rtcosim_can_log_entry *e)
+{
+    return e->format == RTCOSIM_CAN_FORMAT_XL   ? write_xl(w, e)
+           : e->format == RTCOSIM_CAN_FORMAT_FD ? write_fd(w, e)
+                                                : write_classic(w, e);
+}
+
+bool can_log_blf_end(blf_writer *w, bool ok)
+{
+    ok = ok && flush(w);
+    long size = ok ? ftell(w->f) : -1;
+    if (size > 0 && fseek(w->f, 0, SEEK_SET) == 0)
+        write_header(w, (uint64_t)size);
     else
         ok = false;
-    free(w.buf);
-    free(w.z);
-    if (!ok)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the BLF log failed", path);
-    return RTCOSIM_OK;
+    free(w->buf);
+    free(w->z);
+    free(w);
+    return ok;
 }

@@ -24,10 +24,23 @@ struct rtcosim_can_log {
      * (NUL-terminated) and file name; NULL: none. */
     char *database, *database_name;
     size_t database_size;
+    /* Streaming (rtcosim_can_log_scan): each record goes to the sink instead
+     * of into `records` (`count` still counts them); NULL: kept. */
+    rtcosim_can_log_frame_fn *sink;
+    void *sink_context;
+    /* While a file is read: its view, whose pages before a reader's
+     * position are given back (can_log_done); NULL for a buffer. */
+    struct util_file_view *view;
 };
 
-/* Appends a record; false when out of memory. */
-bool can_log_append(rtcosim_can_log *log, const rtcosim_can_log_record *rec);
+/* The reader is done with the input's bytes before `upto` (a pointer into
+ * it): a mapped file's pages before it may leave the process. */
+void can_log_done(rtcosim_can_log *log, const void *upto);
+
+/* Takes a record: to the sink when the log streams, else appended (file
+ * names the log in the out-of-memory message). */
+rtcosim_status can_log_add(rtcosim_can_log *log, const rtcosim_can_log_record *rec,
+                           const char *file, rtcosim_error *err);
 
 /* The index of bus `name`, added when new: 0, -1 out of memory, -2 when the
  * log already has CAN_LOG_MAX_BUSES buses. */
@@ -51,9 +64,13 @@ bool can_log_is_mdf(const void *data, size_t size);
 rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *name,
                                  rtcosim_can_log *log, rtcosim_error *err);
 
-/* Writes the entries as a BLF file to f (opened "wb", seekable); path names
- * it in errors. Does not close f. */
-rtcosim_status can_log_write_blf(FILE *f, const rtcosim_can_log_entry *entries, size_t count,
-                                 const char *path, rtcosim_error *err);
+/* Writes a BLF file to f (opened "wb", seekable) an entry at a time:
+ * begin writes the header (NULL out of memory), add an entry (false when
+ * a write failed), end the last container and the header's sizes, and
+ * frees (false when a write failed or ok is false). Does not close f. */
+typedef struct blf_writer blf_writer;
+blf_writer *can_log_blf_begin(FILE *f);
+bool can_log_blf_add(blf_writer *w, const rtcosim_can_log_entry *e);
+bool can_log_blf_end(blf_writer *w, bool ok);
 
 #endif

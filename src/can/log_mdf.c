@@ -50,9 +50,7 @@ static rtcosim_status add_frame(void *context, const mdf_can_frame *f, rtcosim_e
     /* (named once every frame is read: name_buses; no channel: "can0") */
     rec.bus = f->has_channel ? f->channel : UINT32_MAX;
     m->channel_zero = m->channel_zero || (f->has_channel && f->channel == 0);
-    if (!can_log_append(m->log, &rec))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", m->name);
-    return RTCOSIM_OK;
+    return can_log_add(m->log, &rec, m->name, err);
 }
 
 /* Bus channels to bus names: counted from 1 (CAN1 is "can0", as ASC and BLF
@@ -88,17 +86,13 @@ bool can_log_is_mdf(const void *data, size_t size)
     return mdf_bus_is_mdf(data, size);
 }
 
-rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *name,
-                                 rtcosim_can_log *log, rtcosim_error *err)
+/* Buses named, frames in time order, times since 1970 when they start
+ * before the measurement. */
+static rtcosim_status order(mdf_reader *m, const mdf_bus_info *info, rtcosim_error *err)
 {
-    mdf_reader m = {.log = log, .name = name};
-    mdf_bus_info info;
-    rtcosim_status st = mdf_bus_read(data, size, name, add_frame, &m, &info, err);
-    if (st == RTCOSIM_OK)
-        st = name_buses(&m, err);
-    log->database = info.database; /* (the log owns them now) */
-    log->database_name = info.database_name;
-    log->database_size = info.database_size;
+    rtcosim_can_log *log = m->log;
+    const char *name = m->name;
+    rtcosim_status st = name_buses(m, err);
     if (st != RTCOSIM_OK)
         return st;
     bool sorted = true, early = false;
@@ -113,15 +107,40 @@ rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *n
      * its frames years before it): times since 1970, as candump -l's, whose
      * replay counts from its first frame's second. */
     if (early) {
-        if (info.start_ns <= 0 || log->records[0].time + info.start_ns < 0)
+        if (info->start_ns <= 0 || log->records[0].time + info->start_ns < 0)
             return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: frame %d at %.9g s, before the "
                                      "measurement's start%s", name, log->records[0].line,
                                      (double)log->records[0].time / 1e9,
-                                     info.start_ns > 0 ? " and before 1970" : ", which it does "
+                                     info->start_ns > 0 ? " and before 1970" : ", which it does "
                                      "not give");
         for (size_t i = 0; i < log->count; i++)
-            log->records[i].time += info.start_ns;
+            log->records[i].time += info->start_ns;
         log->absolute = true;
     }
     return RTCOSIM_OK;
+}
+
+rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *name,
+                                 rtcosim_can_log *log, rtcosim_error *err)
+{
+    mdf_reader m = {.log = log, .name = name};
+    mdf_bus_info info;
+    /* streaming: the frames are kept first (named and merged by time in
+     * order), then given to the sink */
+    rtcosim_can_log_frame_fn *sink = log->sink;
+    log->sink = NULL;
+    rtcosim_status st = mdf_bus_read(data, size, name, add_frame, &m, &info, err);
+    log->database = info.database; /* (the log owns them now) */
+    log->database_name = info.database_name;
+    log->database_size = info.database_size;
+    if (st == RTCOSIM_OK)
+        st = order(&m, &info, err);
+    for (size_t i = 0; sink && st == RTCOSIM_OK && i < log->count; i++)
+        st = sink(log->sink_context, log, &log->records[i], err);
+    if (sink) {
+        free(log->records);
+        log->records = NULL;
+        log->capacity = 0;
+    }
+    return st;
 }

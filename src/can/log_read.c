@@ -29,12 +29,24 @@ static rtcosim_status bad(reader *r, const char *what, const char *token)
                              token);
 }
 
-bool can_log_append(rtcosim_can_log *log, const rtcosim_can_log_record *rec)
+rtcosim_status can_log_add(rtcosim_can_log *log, const rtcosim_can_log_record *rec,
+                           const char *file, rtcosim_error *err)
 {
+    if (log->sink) {
+        log->count++;
+        return log->sink(log->sink_context, log, rec, err);
+    }
     if (!util_array_reserve(&log->records, log->count, &log->capacity, sizeof *log->records, 256))
-        return false;
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory after %zu frames", file,
+                                 log->count);
     log->records[log->count++] = *rec;
-    return true;
+    return RTCOSIM_OK;
+}
+
+void can_log_done(rtcosim_can_log *log, const void *upto)
+{
+    if (log->view)
+        util_file_view_done(log->view, (size_t)((const char *)upto - log->view->data));
 }
 
 int can_log_bus(rtcosim_can_log *log, const char *name, uint32_t *out)
@@ -64,10 +76,7 @@ static rtcosim_status bus_index(reader *r, const char *name, uint32_t *out)
 
 static rtcosim_status add(reader *r, const rtcosim_can_log_record *rec)
 {
-    if (!can_log_append(r->log, rec))
-        return rtcosim_error_set(r->err, RTCOSIM_ENOMEM, "%s: out of memory after %zu frames",
-                                 r->name, r->log->count);
-    return RTCOSIM_OK;
+    return can_log_add(r->log, rec, r->name, r->err);
 }
 
 /* Decimal seconds ("1436509052.249713") to nanoseconds exactly (a double
@@ -427,46 +436,75 @@ static rtcosim_status asc_line(reader *r, char *line)
     return add(r, &rec);
 }
 
-rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *name,
-                                     rtcosim_can_log **out, rtcosim_error *err)
+/* The next line of text[at..size) into *line (a reusable buffer, NUL-
+ * terminated; line ends LF, CR LF or CR, as util_text_unify_line_ends
+ * reads them); *len its length, *nul whether it holds a NUL byte. Returns
+ * where the next line starts, or SIZE_MAX out of memory. */
+static size_t next_line(const char *text, size_t size, size_t at, char **line, size_t *cap,
+                        size_t *len, bool *nul)
 {
-    *out = NULL;
+    const char *p = text + at, *end = text + size;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *stop = nl ? nl : end;
+    const char *cr = memchr(p, '\r', (size_t)(stop - p));
+    size_t n = (size_t)((cr ? cr : stop) - p), next;
+    if (cr) /* CR LF or a lone CR */
+        next = (size_t)(cr - text) + 1 + (cr + 1 < end && cr[1] == '\n');
+    else
+        next = nl ? (size_t)(nl - text) + 1 : size;
+    if (n + 1 > *cap) {
+        size_t want = *cap ? *cap : 256;
+        while (want < n + 1)
+            want *= 2;
+        char *bigger = realloc(*line, want);
+        if (!bigger)
+            return SIZE_MAX;
+        *line = bigger;
+        *cap = want;
+    }
+    memcpy(*line, p, n);
+    (*line)[n] = '\0';
+    *len = n;
+    *nul = memchr(p, '\0', n) != NULL;
+    return next;
+}
+
+/* Reads text[0..size) into log (created by the caller, its sink set or not);
+ * a line at a time, so a log of any length costs no more than its longest
+ * line besides what the log keeps. */
+static rtcosim_status parse_into(const char *text, size_t size, const char *name,
+                                 rtcosim_can_log *log, rtcosim_error *err)
+{
     bool blf = can_log_is_blf(text, size);
     if (blf || can_log_is_mdf(text, size)) {
-        rtcosim_can_log *log = calloc(1, sizeof *log);
-        if (!log)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
         log->source = blf ? RTCOSIM_CAN_LOG_BLF : RTCOSIM_CAN_LOG_MDF;
-        rtcosim_status st = blf ? can_log_parse_blf((const uint8_t *)text, size, name, log, err)
-                                : can_log_parse_mdf((const uint8_t *)text, size, name, log, err);
-        if (st != RTCOSIM_OK)
-            rtcosim_can_log_free(log);
-        else
-            *out = log;
-        return st;
+        return blf ? can_log_parse_blf((const uint8_t *)text, size, name, log, err)
+                   : can_log_parse_mdf((const uint8_t *)text, size, name, log, err);
     }
-    rtcosim_can_log *log = calloc(1, sizeof *log);
-    char *copy = malloc(size + 1);
-    if (!log || !copy) {
-        free(log);
-        free(copy);
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
-    }
-    memcpy(copy, text, size);
-    size = util_text_unify_line_ends(copy, size);
+    size_t at = size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* (a BOM) */
+    size_t skip = at;
+    while (skip < size && (text[skip] == ' ' || text[skip] == '\t' || text[skip] == '\n' ||
+                           text[skip] == '\r'))
+        skip++;
     reader r = {.log = log, .name = name, .err = err, .base = 16};
-    const char *first = copy + strspn(copy, " \t\n");
-    bool candump = *first == '(', known = false;
+    bool candump = skip < size && text[skip] == '(', known = false;
     log->source = candump ? RTCOSIM_CAN_LOG_CANDUMP : RTCOSIM_CAN_LOG_ASC;
     log->absolute = candump;
     rtcosim_status st = RTCOSIM_OK;
-    char *line = copy;
-    while (st == RTCOSIM_OK && line < copy + size) {
-        char *nl = memchr(line, '\n', (size_t)(copy + size - line));
-        if (nl)
-            *nl = '\0';
+    char *line = NULL;
+    size_t cap = 0, len = 0;
+    while (st == RTCOSIM_OK && at < size) {
+        bool nul = false;
+        size_t next = next_line(text, size, at, &line, &cap, &len, &nul);
+        if (next == SIZE_MAX) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+            break;
+        }
+        at = next;
+        if ((r.line & 0xFFFF) == 0)
+            can_log_done(log, text + at);
         r.line++;
-        if (strlen(line) != (size_t)((nl ? nl : copy + size) - line))
+        if (nul)
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                    "%s:%d: not a candump -l, ASC, BLF or MDF log: binary data (a NUL byte)",
                                    name, r.line);
@@ -478,9 +516,56 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
             known = true;
             st = candump ? candump_line(&r, line) : asc_line(&r, line);
         }
-        line = nl ? nl + 1 : copy + size;
     }
-    free(copy);
+    free(line);
+    return st;
+}
+
+rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *name,
+                                     rtcosim_can_log **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_can_log *log = calloc(1, sizeof *log);
+    if (!log)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+    rtcosim_status st = parse_into(text, size, name, log, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_can_log_free(log);
+        return st;
+    }
+    *out = log;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status read_log(const char *path, rtcosim_can_log_frame_fn *frame, void *context,
+                               rtcosim_can_log **out, rtcosim_error *err)
+{
+    *out = NULL;
+    util_file_view view;
+    rtcosim_status st = util_file_view_open(path, path, "CAN log", &view, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    /* an empty text log is a capture without traffic (candump -l makes
+     * one); a binary format always has its header */
+    bool blf = util_path_has_ending(path, ".blf"), mdf = util_path_is_mdf(path);
+    if (view.size == 0 && (blf || mdf)) {
+        util_file_view_close(&view);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an empty file (0 bytes): no %s "
+                                 "(its header is missing; a copy cut short?)", path,
+                                 blf ? "Vector BLF log" : "ASAM MDF bus log");
+    }
+    rtcosim_can_log *log = calloc(1, sizeof *log);
+    if (!log) {
+        util_file_view_close(&view);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    log->sink = frame;
+    log->sink_context = context;
+    log->view = &view;
+    st = parse_into(view.data, view.size, path, log, err);
+    util_file_view_close(&view);
+    log->sink = NULL;
+    log->view = NULL;
     if (st != RTCOSIM_OK) {
         rtcosim_can_log_free(log);
         return st;
@@ -491,24 +576,18 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
 
 rtcosim_status rtcosim_can_log_read(const char *path, rtcosim_can_log **out, rtcosim_error *err)
 {
-    char *data = NULL;
-    size_t size = 0;
-    *out = NULL;
-    rtcosim_status st = util_read_file(path, path, "CAN log", &data, &size, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    /* an empty text log is a capture without traffic (candump -l makes
-     * one); a binary format always has its header */
-    bool blf = util_path_has_ending(path, ".blf"), mdf = util_path_is_mdf(path);
-    if (size == 0 && (blf || mdf)) {
-        free(data);
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an empty file (0 bytes): no %s "
-                                 "(its header is missing; a copy cut short?)", path,
-                                 blf ? "Vector BLF log" : "ASAM MDF bus log");
+    return read_log(path, NULL, NULL, out, err);
+}
+
+rtcosim_status rtcosim_can_log_scan(const char *path, rtcosim_can_log_frame_fn *frame,
+                                    void *context, rtcosim_can_log **out, rtcosim_error *err)
+{
+    if (!frame) {
+        *out = NULL;
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no function to give the frames to",
+                                 path);
     }
-    st = rtcosim_can_log_parse(data, size, path, out, err);
-    free(data);
-    return st;
+    return read_log(path, frame, context, out, err);
 }
 
 void rtcosim_can_log_free(rtcosim_can_log *log)

@@ -129,48 +129,73 @@ uint64_t mdf_channel(mdf_buf *b, const mdf_cn *cn)
     return at;
 }
 
-bool mdf_write_dz(FILE *f, uint64_t at, size_t rows, size_t record, mdf_fill_fn *fill,
-                  void *context, uint64_t *dl)
+bool mdf_dz_begin(mdf_dz *z, FILE *f, uint64_t at, size_t record)
 {
-    size_t per = MDF_DZ_BYTES / record ? MDF_DZ_BYTES / record : 1;
-    size_t blocks = (rows + per - 1) / per;
-    uint8_t *rec = malloc(per * record), *col = malloc(per * record);
-    uLongf bound = compressBound((uLong)(per * record));
-    uint8_t *z = malloc(48 + bound);
-    uint64_t *offsets = malloc((blocks + 1) * sizeof *offsets);
-    bool ok = rec && col && z && offsets;
-    for (size_t k = 0; ok && k < blocks; k++) {
-        size_t first = k * per, count = rows - first < per ? rows - first : per;
-        size_t bytes = count * record;
-        fill(context, rec, first, count);
-        for (size_t i = 0; i < count; i++) /* transposed: byte j of every record together */
-            for (size_t j = 0; j < record; j++)
-                col[j * count + i] = rec[i * record + j];
-        uLongf packed = bound;
-        ok = compress2(z + 48, &packed, count > 1 ? col : rec, (uLong)bytes, 6) == Z_OK;
-        if (!ok)
-            break;
-        /* DZ: "DT", zip type (1 transposition + deflate, 0 deflate), a
-         * reserved byte, the zip parameter (the columns: the record's
-         * bytes), the original and the compressed lengths */
-        uint64_t len = 48 + (uint64_t)packed;
-        memset(z, 0, 48);
-        memcpy(z, "##DZ", 4);
-        le_put64(z + 8, len);
-        memcpy(z + 24, "DT", 2);
-        z[26] = count > 1;
-        le_put32(z + 28, (uint32_t)record);
-        le_put64(z + 32, bytes);
-        le_put64(z + 40, packed);
-        size_t pad = (size_t)(-len & 7); /* (blocks are 8-byte aligned) */
-        static const uint8_t zeros[8];
-        offsets[k] = at;
-        ok = fwrite(z, 1, (size_t)len, f) == len && fwrite(zeros, 1, pad, f) == pad;
-        at += len + pad;
+    *z = (mdf_dz){.f = f, .at = at, .record = record};
+    z->per = MDF_DZ_BYTES / record ? MDF_DZ_BYTES / record : 1;
+    z->rec = malloc(z->per * record);
+    z->col = malloc(z->per * record);
+    z->bound = compressBound((uLong)(z->per * record));
+    z->z = malloc(48 + z->bound);
+    z->ok = z->rec && z->col && z->z;
+    return z->ok;
+}
+
+/* The records gathered as one DZ block. */
+static bool dz_flush(mdf_dz *z)
+{
+    size_t count = z->used, record = z->record, bytes = count * record;
+    if (!z->ok || count == 0)
+        return z->ok;
+    if (z->blocks == z->cap) {
+        size_t cap = z->cap ? 2 * z->cap : 16;
+        uint64_t *o = realloc(z->offsets, cap * sizeof *o);
+        if (!o)
+            return z->ok = false;
+        z->offsets = o;
+        z->cap = cap;
     }
+    for (size_t i = 0; i < count; i++) /* transposed: byte j of every record together */
+        for (size_t j = 0; j < record; j++)
+            z->col[j * count + i] = z->rec[i * record + j];
+    uLongf packed = z->bound;
+    if (compress2(z->z + 48, &packed, count > 1 ? z->col : z->rec, (uLong)bytes, 6) != Z_OK)
+        return z->ok = false;
+    /* DZ: "DT", zip type (1 transposition + deflate, 0 deflate), a
+     * reserved byte, the zip parameter (the columns: the record's
+     * bytes), the original and the compressed lengths */
+    uint64_t len = 48 + (uint64_t)packed;
+    memset(z->z, 0, 48);
+    memcpy(z->z, "##DZ", 4);
+    le_put64(z->z + 8, len);
+    memcpy(z->z + 24, "DT", 2);
+    z->z[26] = count > 1;
+    le_put32(z->z + 28, (uint32_t)record);
+    le_put64(z->z + 32, bytes);
+    le_put64(z->z + 40, packed);
+    size_t pad = (size_t)(-len & 7); /* (blocks are 8-byte aligned) */
+    static const uint8_t zeros[8];
+    z->offsets[z->blocks++] = z->at;
+    z->ok = fwrite(z->z, 1, (size_t)len, z->f) == len && fwrite(zeros, 1, pad, z->f) == pad;
+    z->at += len + pad;
+    z->used = 0;
+    return z->ok;
+}
+
+uint8_t *mdf_dz_row(mdf_dz *z)
+{
+    if (z->used == z->per && !dz_flush(z))
+        return NULL;
+    return z->ok ? z->rec + z->record * z->used++ : NULL;
+}
+
+bool mdf_dz_end(mdf_dz *z, uint64_t *dl)
+{
+    bool ok = dz_flush(z);
     /* DL: links next DL and the DZ blocks; flags 0, 3 reserved bytes, the
-     * count, each block's offset in the records' bytes */
-    size_t links = 1 + blocks, data = 8 + 8 * blocks;
+     * count, each block's offset in the records' bytes (every block but the
+     * last holds `per` records) */
+    size_t blocks = z->blocks, links = 1 + blocks, data = 8 + 8 * blocks;
     uint64_t dl_len = 24 + 8 * links + data;
     uint8_t *d = ok ? calloc(1, (size_t)dl_len) : NULL;
     ok = ok && d;
@@ -179,17 +204,32 @@ bool mdf_write_dz(FILE *f, uint64_t at, size_t rows, size_t record, mdf_fill_fn 
         le_put64(d + 8, dl_len);
         le_put64(d + 16, links);
         for (size_t k = 0; k < blocks; k++) {
-            le_put64(d + 24 + 8 * (1 + k), offsets[k]);
-            le_put64(d + 24 + 8 * links + 8 + 8 * k, (uint64_t)(k * per * record));
+            le_put64(d + 24 + 8 * (1 + k), z->offsets[k]);
+            le_put64(d + 24 + 8 * links + 8 + 8 * k, (uint64_t)(k * z->per * z->record));
         }
         le_put32(d + 24 + 8 * links + 4, (uint32_t)blocks);
-        ok = fwrite(d, 1, (size_t)dl_len, f) == dl_len;
-        *dl = at;
+        ok = fwrite(d, 1, (size_t)dl_len, z->f) == dl_len;
+        *dl = z->at;
     }
     free(d);
-    free(rec);
-    free(col);
-    free(z);
-    free(offsets);
+    free(z->rec);
+    free(z->col);
+    free(z->z);
+    free(z->offsets);
+    *z = (mdf_dz){0};
     return ok;
+}
+
+bool mdf_write_dz(FILE *f, uint64_t at, size_t rows, size_t record, mdf_fill_fn *fill,
+                  void *context, uint64_t *dl)
+{
+    mdf_dz z;
+    bool ok = mdf_dz_begin(&z, f, at, record);
+    for (size_t first = 0; ok && first < rows; first += z.per) {
+        size_t count = rows - first < z.per ? rows - first : z.per;
+        fill(context, z.rec, first, count);
+        z.used = count;
+        ok = dz_flush(&z);
+    }
+    return mdf_dz_end(&z, dl) && ok;
 }

@@ -91,50 +91,20 @@ static void put_frame(uint8_t *rec, size_t record, const rtcosim_can_log_entry *
     }
 }
 
-static rtcosim_status write_records(FILE *f, const rtcosim_can_log_entry *entries, size_t count,
-                                    size_t width)
-{
-    uint8_t rec[16 + 64];
-    size_t record = 16 + width;
-    for (size_t i = 0; i < count; i++) {
-        if (entries[i].format == RTCOSIM_CAN_FORMAT_XL)
-            continue;
-        put_frame(rec, record, &entries[i]);
-        if (fwrite(rec, 1, record, f) != record)
-            return RTCOSIM_EIO;
-    }
-    return RTCOSIM_OK;
-}
+struct mdf_bus_writer {
+    FILE *f;
+    const char *path;
+    size_t frames, written, xl, record;
+    uint64_t dg;     /* the data group (its data link is set at the end) */
+    bool compressed; /* DZ blocks under a DL, else one DT block */
+    mdf_dz dz;
+};
 
-/* The frames in order for mdf_write_dz: the entries without the CAN XL ones
- * (left out), from where the last call stopped. */
-typedef struct frames_job {
-    const rtcosim_can_log_entry *entries;
-    size_t count, next, record;
-} frames_job;
-
-static void fill_frames(void *context, uint8_t *rec, size_t first, size_t count)
+rtcosim_status mdf_bus_writer_open(const char *path, size_t frames, bool fd,
+                                   mdf_bus_writer **out, rtcosim_error *err)
 {
-    frames_job *j = context;
-    (void)first; /* (called for consecutive rows) */
-    for (size_t k = 0; k < count; k++, rec += j->record) {
-        while (j->next < j->count && j->entries[j->next].format == RTCOSIM_CAN_FORMAT_XL)
-            j->next++;
-        put_frame(rec, j->record, &j->entries[j->next++]);
-    }
-}
-
-rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
-                             const char *path, size_t *xl_left_out, rtcosim_error *err)
-{
-    size_t xl = 0;
-    bool fd = false;
-    for (size_t i = 0; i < count; i++) {
-        xl += entries[i].format == RTCOSIM_CAN_FORMAT_XL;
-        fd = fd || entries[i].format == RTCOSIM_CAN_FORMAT_FD;
-    }
-    *xl_left_out = xl;
-    size_t width = fd ? 64 : 8, record = 16 + width, frames = count - xl;
+    *out = NULL;
+    size_t width = fd ? 64 : 8, record = 16 + width;
     mdf_buf b = {0};
     mdf_identification(&b);
     uint64_t hd = mdf_header(&b, mdf_now_ns(), "CAN bus log of an rtcosim run");
@@ -188,35 +158,105 @@ rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
     bool compressed = (uint64_t)frames * record > MDF_DT_MAX;
     if (!compressed)
         mdf_link(&b, dg, 2, b.len); /* the DT block follows */
-    if (b.failed) {
+    mdf_bus_writer *w = calloc(1, sizeof *w);
+    if (b.failed || !w) {
         free(b.p);
+        free(w);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF file",
                                  path);
     }
-    uint8_t dt[24] = {'#', '#', 'D', 'T'};
-    le_put64(dt + 8, 24 + (uint64_t)frames * record);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
+    *w = (mdf_bus_writer){.path = path, .frames = frames, .record = record, .dg = dg,
+                          .compressed = compressed};
+    if (!(w->f = fopen(path, "wb"))) {
         free(b.p);
+        free(w);
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
     }
-    bool ok = fwrite(b.p, 1, b.len, f) == b.len;
-    if (compressed) { /* a long log: DZ blocks, then the DG's data link to their DL */
-        frames_job j = {entries, count, 0, record};
+    uint8_t dt[24] = {'#', '#', 'D', 'T'};
+    le_put64(dt + 8, 24 + (uint64_t)frames * record);
+    bool ok = fwrite(b.p, 1, b.len, w->f) == b.len;
+    if (compressed) /* a long log: DZ blocks, then the DG's data link to their DL */
+        ok = ok && mdf_dz_begin(&w->dz, w->f, b.len, record);
+    else
+        ok = ok && fwrite(dt, 1, sizeof dt, w->f) == sizeof dt;
+    free(b.p);
+    if (!ok) {
+        mdf_bus_writer_close(w, false, NULL, NULL);
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
+    }
+    *out = w;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status mdf_bus_writer_add(mdf_bus_writer *w, const rtcosim_can_log_entry *e,
+                                  rtcosim_error *err)
+{
+    if (e->format == RTCOSIM_CAN_FORMAT_XL) {
+        w->xl++;
+        return RTCOSIM_OK;
+    }
+    if (w->written == w->frames)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: more frames than the %zu announced",
+                                 w->path, w->frames);
+    if (e->format == RTCOSIM_CAN_FORMAT_FD && w->record < 16 + 64)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: a CAN FD frame in a log announced "
+                                 "without any", w->path);
+    w->written++;
+    uint8_t one[16 + 64], *rec = w->compressed ? mdf_dz_row(&w->dz) : one;
+    if (!rec)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", w->path);
+    put_frame(rec, w->record, e);
+    if (!w->compressed && fwrite(rec, 1, w->record, w->f) != w->record)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", w->path);
+    return RTCOSIM_OK;
+}
+
+rtcosim_status mdf_bus_writer_close(mdf_bus_writer *w, bool ok, size_t *xl_left_out,
+                                    rtcosim_error *err)
+{
+    if (xl_left_out)
+        *xl_left_out = w->xl;
+    bool counted = w->written == w->frames;
+    if (w->compressed) {
         uint64_t dl = 0;
         uint8_t link[8];
-        ok = ok && mdf_write_dz(f, b.len, frames, record, fill_frames, &j, &dl);
+        bool wrote = mdf_dz_end(&w->dz, &dl);
         le_put64(link, dl);
-        ok = ok && fseek(f, (long)(dg + 24 + 8 * 2), SEEK_SET) == 0 &&
-             fwrite(link, 1, sizeof link, f) == sizeof link;
-    } else {
-        ok = ok && fwrite(dt, 1, sizeof dt, f) == sizeof dt &&
-             write_records(f, entries, count, width) == RTCOSIM_OK;
+        ok = ok && wrote &&
+             fseek(w->f, (long)(w->dg + 24 + 8 * 2), SEEK_SET) == 0 &&
+             fwrite(link, 1, sizeof link, w->f) == sizeof link;
     }
-    free(b.p);
-    if ((fclose(f) != 0) || !ok)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
-    return RTCOSIM_OK;
+    ok = (fclose(w->f) == 0) && ok && counted;
+    const char *path = w->path;
+    size_t frames = w->frames, written = w->written;
+    free(w);
+    if (!err || ok)
+        return RTCOSIM_OK;
+    if (!counted)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: %zu frames written of the %zu "
+                                 "announced", path, written, frames);
+    return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", path);
+}
+
+rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
+                             const char *path, size_t *xl_left_out, rtcosim_error *err)
+{
+    size_t xl = 0;
+    bool fd = false;
+    for (size_t i = 0; i < count; i++) {
+        xl += entries[i].format == RTCOSIM_CAN_FORMAT_XL;
+        fd = fd || entries[i].format == RTCOSIM_CAN_FORMAT_FD;
+    }
+    mdf_bus_writer *w;
+    rtcosim_status st = mdf_bus_writer_open(path, count - xl, fd, &w, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < count; i++)
+        st = mdf_bus_writer_add(w, &entries[i], err);
+    if (st != RTCOSIM_OK) {
+        if (w)
+            mdf_bus_writer_close(w, false, NULL, NULL);
+        return st;
+    }
+    return mdf_bus_writer_close(w, true, xl_left_out, err);
 }
 
 /* ---- reading ---- */

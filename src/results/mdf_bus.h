@@ -23,6 +23,20 @@ bool mdf_bus_is_mdf(const uint8_t *data, size_t size);
 rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
                              const char *path, size_t *xl_left_out, rtcosim_error *err);
 
+/* The same a frame at a time: the writer is told up front how many frames
+ * it gets (CAN XL ones not counted) and whether any is CAN FD (the record's
+ * width); mdf_bus_writer_add leaves CAN XL entries out (counted in
+ * xl_left_out), mdf_bus_writer_close finishes the file and frees the
+ * writer (a count other than announced is an error), and with ok false only
+ * closes and frees. */
+typedef struct mdf_bus_writer mdf_bus_writer;
+rtcosim_status mdf_bus_writer_open(const char *path, size_t frames, bool fd,
+                                   mdf_bus_writer **out, rtcosim_error *err);
+rtcosim_status mdf_bus_writer_add(mdf_bus_writer *w, const rtcosim_can_log_entry *e,
+                                  rtcosim_error *err);
+rtcosim_status mdf_bus_writer_close(mdf_bus_writer *w, bool ok, size_t *xl_left_out,
+                                    rtcosim_error *err);
+
 /* A frame of a bus log: its time from the measurement's start (s), bus
  * channel (when its group has BusChannel: has_channel), identifier (29
  * bits), and its fields; data: min(length, 64) bytes. */

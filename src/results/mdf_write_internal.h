@@ -60,6 +60,23 @@ typedef void mdf_fill_fn(void *context, uint8_t *rec, size_t first, size_t count
 bool mdf_write_dz(FILE *f, uint64_t at, size_t rows, size_t record, mdf_fill_fn *fill,
                   void *context, uint64_t *dl);
 
+/* The same a record at a time, for a writer that gets its records one by
+ * one: mdf_dz_row gives where the next record's bytes go (NULL when a
+ * write failed), mdf_dz_end writes the last DZ block and the DL (*dl its
+ * offset) and frees; holds one block of records, however many come. */
+typedef struct mdf_dz {
+    FILE *f;
+    uint64_t at;
+    size_t record, per, used, blocks, cap;
+    uint8_t *rec, *col, *z;
+    unsigned long bound;
+    uint64_t *offsets;
+    bool ok;
+} mdf_dz;
+bool mdf_dz_begin(mdf_dz *z, FILE *f, uint64_t at, size_t record);
+uint8_t *mdf_dz_row(mdf_dz *z);
+bool mdf_dz_end(mdf_dz *z, uint64_t *dl);
+
 #pragma GCC visibility pop
 
 #endif

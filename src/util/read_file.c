@@ -1,9 +1,15 @@
-/* Reads a whole file into a growing heap buffer (see read_file.h). Setup-time
- * code only: the readers call it once per file, never while a run steps. */
+/* Reads a whole file into a growing heap buffer, or maps it (see
+ * read_file.h). Setup-time code only: the readers call it once per file,
+ * never while a run steps. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/read_file.h"
 
@@ -49,4 +55,49 @@ rtcosim_status util_read_file(const char *path, const char *label, const char *k
     *data = buffer;
     *size = used;
     return RTCOSIM_OK;
+}
+
+rtcosim_status util_file_view_open(const char *path, const char *label, const char *kind,
+                                   util_file_view *view, rtcosim_error *err)
+{
+    *view = (util_file_view){0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uintmax_t)st.st_size <= SIZE_MAX) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            (void)madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL); /* (read ahead, drop behind) */
+            *view = (util_file_view){.data = p, .size = (size_t)st.st_size, .mapped = true};
+            return RTCOSIM_OK;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    char *data = NULL;
+    size_t size = 0;
+    rtcosim_status s = util_read_file(path, label, kind, &data, &size, err);
+    if (s == RTCOSIM_OK)
+        *view = (util_file_view){.data = data, .size = size};
+    return s;
+}
+
+void util_file_view_close(util_file_view *view)
+{
+    if (view->mapped)
+        munmap((void *)view->data, view->size);
+    else
+        free((void *)view->data);
+    *view = (util_file_view){0};
+}
+
+void util_file_view_done(util_file_view *view, size_t upto)
+{
+    enum { CHUNK = 8u << 20 }; /* given back 8 MiB at a time */
+    if (!view || !view->mapped || upto > view->size || upto < view->released + CHUNK)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), end = upto / page * page;
+    (void)madvise((char *)view->data + view->released, end - view->released, MADV_DONTNEED);
+    view->released = end;
 }

@@ -4,6 +4,7 @@
 #ifndef RTCOSIM_UTIL_READ_FILE_H
 #define RTCOSIM_UTIL_READ_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rtcosim/status.h"
@@ -15,5 +16,26 @@
  * failure *data is NULL. */
 rtcosim_status util_read_file(const char *path, const char *label, const char *kind,
                               char **data, size_t *size, rtcosim_error *err);
+
+/* A whole input file, read-only: a regular file is mapped (its pages are the
+ * page cache's, read on demand and given back under memory pressure, so a
+ * log of gigabytes costs no heap), anything else (a pipe, /dev/stdin) read
+ * with util_read_file. Messages as util_read_file's. Release with
+ * util_file_view_close (a zeroed view is a no-op). A mapped file that another
+ * process truncates while it is read raises SIGBUS, as for any mapping. */
+typedef struct util_file_view {
+    const char *data;
+    size_t size;
+    bool mapped;
+    size_t released; /* (mapped: bytes given back so far, util_file_view_done) */
+} util_file_view;
+
+rtcosim_status util_file_view_open(const char *path, const char *label, const char *kind,
+                                   util_file_view *view, rtcosim_error *err);
+void util_file_view_close(util_file_view *view);
+/* The reader is done with the bytes before `upto` (an offset): a mapped
+ * file's pages before it leave the process (they stay in the page cache),
+ * so a sequential read keeps a bounded set of pages resident. */
+void util_file_view_done(util_file_view *view, size_t upto);
 
 #endif

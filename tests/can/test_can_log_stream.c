@@ -1,0 +1,233 @@
+/* Streaming CAN logs: rtcosim_can_log_scan gives every frame of a log file
+ * (candump -l with LF, CR LF and lone CR line ends and a byte-order mark,
+ * ASC, BLF, MDF 4 written here) in the order rtcosim_can_log_read keeps them,
+ * with the same fields; a sink's error stops the read; and the log writer a
+ * frame at a time writes the same bytes as rtcosim_can_log_write, refusing
+ * an MDF log that gets other frames than it was told. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rtcosim/can_log.h"
+#include "util/test_util.h"
+
+typedef struct seen {
+    rtcosim_can_log_record rec[16];
+    char bus[16][16];
+    size_t n;
+    size_t stop_after; /* 0: never */
+} seen;
+
+static rtcosim_status keep(void *context, const rtcosim_can_log *log,
+                           const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    seen *s = context;
+    if (s->stop_after && s->n == s->stop_after)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "sink: full after %zu", s->n);
+    assert_true(s->n < 16);
+    s->rec[s->n] = *r;
+    /* the bus is named by the time its first frame arrives */
+    snprintf(s->bus[s->n], sizeof s->bus[0], "%s", rtcosim_can_log_bus_name(log, r->bus));
+    s->n++;
+    return RTCOSIM_OK;
+}
+
+/* scan(path) equals read(path), frame by frame. */
+static void same_as_read(const char *path, size_t expect)
+{
+    rtcosim_error err;
+    rtcosim_can_log *whole = NULL, *meta = NULL;
+    if (rtcosim_can_log_read(path, &whole, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    seen s = {0};
+    if (rtcosim_can_log_scan(path, keep, &s, &meta, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_can_log_count(whole), expect);
+    assert_int_equal(s.n, expect);
+    assert_int_equal(rtcosim_can_log_count(meta), expect);
+    assert_null(rtcosim_can_log_records(meta));
+    assert_int_equal(rtcosim_can_log_bus_count(meta), rtcosim_can_log_bus_count(whole));
+    assert_int_equal(rtcosim_can_log_source(meta), rtcosim_can_log_source(whole));
+    const rtcosim_can_log_record *w = rtcosim_can_log_records(whole);
+    for (size_t i = 0; i < expect; i++) {
+        assert_int_equal(s.rec[i].time, w[i].time);
+        assert_int_equal(s.rec[i].id, w[i].id);
+        assert_int_equal(s.rec[i].extended, w[i].extended);
+        assert_int_equal(s.rec[i].remote, w[i].remote);
+        assert_int_equal(s.rec[i].size, w[i].size);
+        assert_int_equal(s.rec[i].format, w[i].format);
+        assert_int_equal(s.rec[i].line, w[i].line);
+        assert_memory_equal(s.rec[i].data, w[i].data, w[i].size);
+        assert_string_equal(s.bus[i], rtcosim_can_log_bus_name(whole, w[i].bus));
+    }
+    rtcosim_can_log_free(whole);
+    rtcosim_can_log_free(meta);
+}
+
+static void text_logs_stream_line_by_line(void **state)
+{
+    (void)state;
+    /* a BOM, then LF, CR LF and a lone CR: four lines, line numbers kept */
+    const char *path = tu_scratch("ends.log");
+    tu_write_file(path, "\xEF\xBB\xBF(1.000000) can0 123#11\n(1.500000) can1 18FEF100#R\r\n"
+                        "(2.000000) can0 124##1AABB\r\n(2.250000) can0 7DF#0201\r");
+    same_as_read(path, 4);
+    seen s = {0};
+    rtcosim_can_log *meta = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_can_log_scan(path, keep, &s, &meta, &err), RTCOSIM_OK);
+    /* by hand: the fourth frame is on line 4, 2.25 s, id 0x7DF, 2 bytes */
+    assert_int_equal(s.rec[3].line, 4);
+    assert_int_equal(s.rec[3].time, INT64_C(2250000000));
+    assert_int_equal(s.rec[3].id, 0x7DF);
+    assert_int_equal(s.rec[3].size, 2);
+    assert_string_equal(s.bus[1], "can1");
+    assert_true(s.rec[1].remote && s.rec[1].extended);
+    assert_int_equal(s.rec[2].format, RTCOSIM_CAN_FORMAT_FD);
+    rtcosim_can_log_free(meta);
+
+    const char *asc = tu_scratch("t.asc");
+    tu_write_file(asc, "date Thu Jan 1 12:00:00.000 am 1970\nbase hex  timestamps absolute\n"
+                       "   0.010000 1  0C0             Rx   d 2 A0 0F\n"
+                       "   0.020000 2  18FEF100x       Rx   d 3 01 02 03\n");
+    same_as_read(asc, 2);
+}
+
+static rtcosim_can_log_entry classic(rtcosim_time_ns t, uint32_t id, uint8_t n)
+{
+    rtcosim_can_log_entry e = {.start = t - 100000, .end = t};
+    e.frame.id = id;
+    e.frame.dlc = n;
+    for (uint8_t k = 0; k < n; k++)
+        e.frame.data[k] = (uint8_t)(id + k);
+    return e;
+}
+
+/* Each format written whole and a frame at a time: the same bytes (the MDF
+ * header's creation time aside: compared from the data group on). */
+static void writer_equals_whole_write(void **state)
+{
+    (void)state;
+    static const uint8_t fd_data[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    rtcosim_can_log_entry e[3] = {classic(1000000, 0x123, 8), classic(2000000, 0x7E8, 3)};
+    e[2] = (rtcosim_can_log_entry){.start = 2900000, .end = 3000000,
+                                   .format = RTCOSIM_CAN_FORMAT_FD, .flags = RTCOSIM_CAN_FD_BRS,
+                                   .length = 12, .data = fd_data};
+    e[2].frame.id = 0x18DA00F1;
+    e[2].frame.extended = true;
+    static const char *names[] = {"a.log", "a.asc", "a.blf", "a.mf4"};
+    for (size_t f = 0; f < 4; f++) {
+        char whole[64], stream[64];
+        snprintf(whole, sizeof whole, "whole-%s", names[f]);
+        snprintf(stream, sizeof stream, "stream-%s", names[f]);
+        char *wp = strdup(tu_scratch(whole)), *sp = strdup(tu_scratch(stream));
+        rtcosim_can_log_format format = rtcosim_can_log_format_of(names[f]);
+        rtcosim_error err;
+        if (rtcosim_can_log_write(e, 3, "can0", format, wp, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        rtcosim_can_log_layout layout = {.frames = 3, .fd = true};
+        rtcosim_can_log_writer *w = NULL;
+        if (rtcosim_can_log_writer_open(sp, format, "can0", &layout, &w, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        for (size_t i = 0; i < 3; i++)
+            assert_int_equal(rtcosim_can_log_writer_add(w, &e[i], &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_can_log_writer_close(w, &err), RTCOSIM_OK);
+        size_t a_len = 0, b_len = 0;
+        char *a = tu_read_file(wp, &a_len); /* (a buffer it reuses: copied) */
+        a = memcpy(malloc(a_len + 1), a, a_len + 1);
+        char *b = tu_read_file(sp, &b_len);
+        assert_int_equal(a_len, b_len);
+        size_t from = format == RTCOSIM_CAN_LOG_MDF ? 64 + 104 + 160 : 0; /* ID, HD, FH... */
+        if (format == RTCOSIM_CAN_LOG_MDF) { /* from the data group: DG, its TX, SI, CG... */
+            const char *dg = memmem(a, a_len, "##DG", 4);
+            assert_non_null(dg);
+            from = (size_t)(dg - a);
+        }
+        assert_memory_equal(a + from, b + from, a_len - from);
+        /* and every frame reads back */
+        rtcosim_can_log *log = NULL;
+        if (rtcosim_can_log_read(sp, &log, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(rtcosim_can_log_count(log), 3);
+        assert_int_equal(rtcosim_can_log_records(log)[2].size, 12);
+        assert_int_equal(rtcosim_can_log_records(log)[2].data[11], 12);
+        rtcosim_can_log_free(log);
+        same_as_read(sp, 3);
+        free(a);
+        free(wp);
+        free(sp);
+    }
+}
+
+/* An MDF log told 3 frames that gets 2, or a CAN FD frame when told none,
+ * or a fourth one: each an error naming the file. */
+static void mdf_writer_holds_to_its_layout(void **state)
+{
+    (void)state;
+    const char *path = tu_scratch("short.mf4");
+    rtcosim_error err;
+    rtcosim_can_log_layout layout = {.frames = 3};
+    rtcosim_can_log_writer *w = NULL;
+    assert_int_equal(rtcosim_can_log_writer_open(path, RTCOSIM_CAN_LOG_MDF, "can0", &layout, &w,
+                                                 &err), RTCOSIM_OK);
+    rtcosim_can_log_entry a = classic(1000, 0x100, 1), b = classic(2000, 0x101, 2);
+    assert_int_equal(rtcosim_can_log_writer_add(w, &a, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_log_writer_add(w, &b, &err), RTCOSIM_OK);
+    assert_int_not_equal(rtcosim_can_log_writer_close(w, &err), RTCOSIM_OK);
+    assert_non_null(strstr(err.message, "short.mf4: 2 frames written of the 3 announced"));
+
+    layout.frames = 1;
+    assert_int_equal(rtcosim_can_log_writer_open(path, RTCOSIM_CAN_LOG_MDF, "can0", &layout, &w,
+                                                 &err), RTCOSIM_OK);
+    static const uint8_t d[12];
+    rtcosim_can_log_entry fd = {.end = 5, .format = RTCOSIM_CAN_FORMAT_FD, .length = 12, .data = d};
+    assert_int_equal(rtcosim_can_log_writer_add(w, &fd, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "a CAN FD frame in a log announced without any"));
+    assert_int_equal(rtcosim_can_log_writer_add(w, &a, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_log_writer_add(w, &b, &err), RTCOSIM_EINVAL);
+    assert_non_null(strstr(err.message, "more frames than the 1 announced"));
+    rtcosim_can_log_writer_abort(w);
+}
+
+/* The sink's error ends the read at once and is the read's. */
+static void a_sinks_error_stops_the_read(void **state)
+{
+    (void)state;
+    const char *path = tu_scratch("many.log");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 1000; i++)
+        fprintf(f, "(%d.000000) can0 123#%02X\n", i, i & 0xFF);
+    fclose(f);
+    seen s = {.stop_after = 5};
+    rtcosim_can_log *meta = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_can_log_scan(path, keep, &s, &meta, &err), RTCOSIM_EIO);
+    assert_null(meta);
+    assert_int_equal(s.n, 5);
+    assert_string_equal(err.message, "sink: full after 5");
+    /* a malformed line after good ones: the frames before it went out, then
+     * the error names file and line */
+    tu_write_file(path, "(1.0) can0 123#11\n(2.0) can0 123#22\n(3.0) can0 XYZ#33\n");
+    s = (seen){0};
+    assert_int_equal(rtcosim_can_log_scan(path, keep, &s, &meta, &err), RTCOSIM_EFORMAT);
+    assert_int_equal(s.n, 2);
+    assert_non_null(strstr(err.message, "many.log:3:"));
+    assert_int_equal(rtcosim_can_log_scan(path, NULL, NULL, &meta, &err), RTCOSIM_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(text_logs_stream_line_by_line),
+        cmocka_unit_test(writer_equals_whole_write),
+        cmocka_unit_test(mdf_writer_holds_to_its_layout),
+        cmocka_unit_test(a_sinks_error_stops_the_read),
+    };
+    return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
+}
