@@ -43,79 +43,84 @@ static int fast_packet_pgns(can_transport *t, const rtcosim_dbc *dbc)
     return 0;
 }
 
-/* Per record: the message completed there + 1, 0 for none; NULL out of memory. */
-static size_t *index_j1939(size_t n, const rtcosim_j1939_tp *tp)
+int can_transport_begin(can_transport *t, const rtcosim_dbc *dbc)
 {
-    size_t *of = calloc(n + 1, sizeof *of);
-    for (size_t k = 0; of && k < tp->count; k++)
-        of[tp->messages[k].record] = k + 1;
-    return of;
-}
-
-static size_t *index_isotp(size_t n, const rtcosim_isotp *iso)
-{
-    size_t *of = calloc(n + 1, sizeof *of);
-    for (size_t k = 0; of && k < iso->count; k++)
-        of[iso->messages[k].record] = k + 1;
-    return of;
-}
-
-int can_transport_init(can_transport *t, const rtcosim_can_log *log, const rtcosim_dbc *dbc)
-{
-    size_t n = rtcosim_can_log_count(log);
-    rtcosim_error err;
     if (has_j1939(dbc)) {
-        if (rtcosim_j1939_tp_reassemble(log, &t->tp, &err) != RTCOSIM_OK)
-            return cli_fail_error(&err);
-        if (!(t->tp_of = index_j1939(n, &t->tp)))
+        t->tp_on = true;
+        if (!(t->tp_stream = rtcosim_j1939_tp_begin(&t->tp)))
             return cli_fail("out of memory");
         if (fast_packet_pgns(t, dbc))
             return 1;
-        if (t->fp_pgn_count) {
-            if (rtcosim_nmea2000_reassemble(log, t->fp_pgns, t->fp_pgn_count, &t->fp, &err) !=
-                RTCOSIM_OK)
-                return cli_fail_error(&err);
-            if (!(t->fp_of = index_j1939(n, &t->fp)))
-                return cli_fail("out of memory");
-        }
-    }
-    if (t->iso_id_count) {
-        if (rtcosim_isotp_reassemble(log, t->iso_ids, t->iso_id_count, &t->iso, &err) !=
-            RTCOSIM_OK)
-            return cli_fail_error(&err);
-        if (!(t->iso_of = index_isotp(n, &t->iso)))
+        t->fp_on = t->fp_pgn_count > 0;
+        if (t->fp_on && !(t->fp_stream = rtcosim_nmea2000_begin(t->fp_pgns, t->fp_pgn_count,
+                                                                &t->fp)))
             return cli_fail("out of memory");
     }
+    t->iso_on = t->iso_id_count > 0;
+    if (t->iso_on && !(t->iso_stream = rtcosim_isotp_begin(t->iso_ids, t->iso_id_count, &t->iso)))
+        return cli_fail("out of memory");
     return 0;
 }
 
-bool can_transport_needed(const rtcosim_dbc *dbc, size_t iso_id_count)
+int can_transport_add(can_transport *t, const rtcosim_can_log_record *r, size_t i)
 {
-    return iso_id_count > 0 || has_j1939(dbc);
+    if ((t->tp_stream && !rtcosim_j1939_tp_add(t->tp_stream, r, i)) ||
+        (t->fp_stream && !rtcosim_nmea2000_add(t->fp_stream, r, i)) ||
+        (t->iso_stream && !rtcosim_isotp_add(t->iso_stream, r, i)))
+        return cli_fail("out of memory reassembling the log's transfers");
+    return 0;
 }
 
-int can_transport_at(const can_transport *t, const rtcosim_can_log_record *r, size_t i,
+void can_transport_end(can_transport *t)
+{
+    rtcosim_j1939_tp_end(t->tp_stream);
+    rtcosim_nmea2000_end(t->fp_stream);
+    rtcosim_isotp_end(t->iso_stream);
+    t->tp_stream = NULL;
+    t->fp_stream = NULL;
+    t->iso_stream = NULL;
+}
+
+void can_transport_rewind(can_transport *t)
+{
+    t->tp_next = t->fp_next = t->iso_next = 0;
+}
+
+/* The message of this list completed at record i, if any (*next: the first
+ * not before it). */
+static const rtcosim_j1939_message *j1939_at(const rtcosim_j1939_tp *tp, size_t *next, size_t i)
+{
+    while (*next < tp->count && tp->messages[*next].record < i)
+        ++*next;
+    return *next < tp->count && tp->messages[*next].record == i ? &tp->messages[*next] : NULL;
+}
+
+int can_transport_at(can_transport *t, const rtcosim_can_log_record *r, size_t i,
                      can_message_view *v)
 {
     *v = (can_message_view){.id = r->id, .extended = r->extended, .data = r->data,
                             .size = r->size};
-    if (t->iso_of && t->iso_of[i]) {
-        const rtcosim_isotp_message *m = &t->iso.messages[t->iso_of[i] - 1];
-        v->data = m->frame;
-        v->size = m->frame_size;
-        return 1;
+    if (t->iso_on) {
+        while (t->iso_next < t->iso.count && t->iso.messages[t->iso_next].record < i)
+            t->iso_next++;
+        if (t->iso_next < t->iso.count && t->iso.messages[t->iso_next].record == i) {
+            const rtcosim_isotp_message *m = &t->iso.messages[t->iso_next];
+            v->data = m->frame;
+            v->size = m->frame_size;
+            return 1;
+        }
+        if (!r->remote &&
+            rtcosim_isotp_match(t->iso_ids, t->iso_id_count, r->id, r->extended, NULL))
+            return -1; /* part of a transfer */
     }
-    if (t->iso_of && !r->remote &&
-        rtcosim_isotp_match(t->iso_ids, t->iso_id_count, r->id, r->extended, NULL))
-        return -1; /* part of a transfer */
-    const rtcosim_j1939_message *m = t->tp_of && t->tp_of[i] ? &t->tp.messages[t->tp_of[i] - 1]
-                                     : t->fp_of && t->fp_of[i]
-                                         ? &t->fp.messages[t->fp_of[i] - 1] : NULL;
+    const rtcosim_j1939_message *m = t->tp_on ? j1939_at(&t->tp, &t->tp_next, i) : NULL;
+    if (!m && t->fp_on)
+        m = j1939_at(&t->fp, &t->fp_next, i);
     if (m) {
         *v = (can_message_view){.id = m->id, .extended = true, .data = m->data, .size = m->size};
         return 1;
     }
-    if (t->fp_of && r->extended && !r->remote) {
+    if (t->fp_on && r->extended && !r->remote) {
         uint32_t pgn = rtcosim_j1939_pgn(r->id);
         if (bsearch(&pgn, t->fp_pgns, t->fp_pgn_count, sizeof pgn, by_pgn))
             return -1; /* a Fast Packet frame */
@@ -126,18 +131,18 @@ int can_transport_at(const can_transport *t, const rtcosim_can_log_record *r, si
 bool can_transport_j1939_frame(const can_transport *t, const rtcosim_can_log_record *r)
 {
     uint32_t pgn = rtcosim_j1939_pgn(r->id);
-    return t->tp_of && r->extended && (pgn == 0xEC00 || pgn == 0xEB00);
+    return t->tp_on && r->extended && (pgn == 0xEC00 || pgn == 0xEB00);
 }
 
 void can_transport_report(const can_transport *t, const char *log_path)
 {
-    if (t->tp_of && (t->tp.frames || t->tp.incomplete))
+    if (t->tp_on && (t->tp.frames || t->tp.incomplete))
         fprintf(stderr, "rtcosim: %s: %zu J1939 transport frames gave %zu messages (%zu sessions "
                 "not completed)\n", log_path, t->tp.frames, t->tp.count, t->tp.incomplete);
-    if (t->fp_of && (t->fp.frames || t->fp.incomplete))
+    if (t->fp_on && (t->fp.frames || t->fp.incomplete))
         fprintf(stderr, "rtcosim: %s: %zu NMEA 2000 Fast Packet frames gave %zu messages (%zu "
                 "not completed)\n", log_path, t->fp.frames, t->fp.count, t->fp.incomplete);
-    if (t->iso_of)
+    if (t->iso_on)
         fprintf(stderr, "rtcosim: %s: %zu ISO-TP frames gave %zu messages (%zu flow control, %zu "
                 "transfers not completed, %zu frames fitting none)\n", log_path, t->iso.frames,
                 t->iso.count, t->iso.flow_control, t->iso.incomplete, t->iso.invalid);
@@ -145,11 +150,9 @@ void can_transport_report(const can_transport *t, const char *log_path)
 
 void can_transport_free(can_transport *t)
 {
-    free(t->tp_of);
+    can_transport_end(t);
     rtcosim_j1939_tp_free(&t->tp);
     free(t->fp_pgns);
-    free(t->fp_of);
     rtcosim_j1939_tp_free(&t->fp);
-    free(t->iso_of);
     rtcosim_isotp_free(&t->iso);
 }

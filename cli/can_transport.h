@@ -15,16 +15,19 @@ typedef struct can_transport {
     /* set by the caller: the ISO-TP ids (none: no ISO-TP) */
     const rtcosim_isotp_ids *iso_ids;
     size_t iso_id_count;
-    /* per record the message completed there + 1, 0 for none; NULL when the
-     * protocol is not read */
-    rtcosim_j1939_tp tp;
-    size_t *tp_of;
+    /* the messages of each protocol read (on: it is), in the order they
+     * completed, which is the log's; the streams while frames are added;
+     * per protocol the next message a record may complete (can_transport_at
+     * walks the log forward; can_transport_rewind starts it again) */
+    bool tp_on, fp_on, iso_on;
+    rtcosim_j1939_tp tp, fp;
+    rtcosim_isotp iso;
+    rtcosim_j1939_tp_stream *tp_stream;
+    rtcosim_nmea2000_stream *fp_stream;
+    rtcosim_isotp_stream *iso_stream;
+    size_t tp_next, fp_next, iso_next;
     uint32_t *fp_pgns; /* the database's Fast Packet PGNs, sorted */
     size_t fp_pgn_count;
-    rtcosim_j1939_tp fp;
-    size_t *fp_of;
-    rtcosim_isotp iso;
-    size_t *iso_of;
 } can_transport;
 
 /* A message as the decoder takes it: a record's frame or a reassembled one. */
@@ -35,17 +38,20 @@ typedef struct can_message_view {
     size_t size;
 } can_message_view;
 
-/* Reassemble what the database and the ISO-TP ids call for; 0, or 1 after
- * saying why. */
-int can_transport_init(can_transport *t, const rtcosim_can_log *log, const rtcosim_dbc *dbc);
-/* Does decoding with this database (and these many ISO-TP ids) reassemble
- * anything? (If not, can_transport_init need not see the whole log.) */
-bool can_transport_needed(const rtcosim_dbc *dbc, size_t iso_id_count);
+/* Start reassembling what the database and the ISO-TP ids call for; 0, or 1
+ * after saying why. Then can_transport_add every record of the log in order
+ * (a loaded log's or a scan's, with its index), and can_transport_end. */
+int can_transport_begin(can_transport *t, const rtcosim_dbc *dbc);
+int can_transport_add(can_transport *t, const rtcosim_can_log_record *r, size_t i);
+void can_transport_end(can_transport *t);
 /* Record i (r): 1 with *v when a message completes there, -1 when it is a
  * frame of a transfer (counted with them, not decoded alone), 0 for a frame
- * to decode as it is (*v its own). */
-int can_transport_at(const can_transport *t, const rtcosim_can_log_record *r, size_t i,
+ * to decode as it is (*v its own). Records are asked in increasing order
+ * (skipping some is fine); can_transport_rewind starts a new pass. While
+ * records are still added, a record is asked after it was added. */
+int can_transport_at(can_transport *t, const rtcosim_can_log_record *r, size_t i,
                      can_message_view *v);
+void can_transport_rewind(can_transport *t);
 /* Does the database decode J1939 transport frames only through their
  * sessions (so that TP.CM and TP.DT frames it lacks are no unknown ids)? */
 bool can_transport_j1939_frame(const can_transport *t, const rtcosim_can_log_record *r);

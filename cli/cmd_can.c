@@ -13,6 +13,7 @@
 #include "rtcosim/can_log.h"
 #include "rtcosim/dbc.h"
 #include "can_transport.h"
+#include "rtcosim/log.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/results.h"
 
@@ -148,7 +149,7 @@ static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record
      * (a Single, First or Consecutive Frame's PCI): a transport the user may
      * not have named */
     char hint[96] = "";
-    if (!d->tr.iso_of && bl->message->dlc > 8 && rec->size <= 8 && rec->size &&
+    if (!d->tr.iso_on && bl->message->dlc > 8 && rec->size <= 8 && rec->size &&
         rec->data[0] >> 4 <= 2)
         snprintf(hint, sizeof hint, "; if the id carries ISO-TP (UDS, OBD), give --isotp 0x%X%s",
                  (unsigned)rec->id, rec->extended && rec->id <= 0x7FF ? "x" : "");
@@ -238,7 +239,8 @@ static rtcosim_status classify_frame(void *context, const rtcosim_can_log *log,
     if (rtcosim_can_log_bus_count(log) > d->bus_slots)
         return (d->rc = cli_fail("can decode: %s: more buses than the first pass saw",
                                  d->log_path)), RTCOSIM_ECANCELED;
-    if ((d->rc = classify(d, r, rtcosim_can_log_count(log) - 1, &b)) != 0)
+    size_t i = rtcosim_can_log_count(log) - 1;
+    if ((d->rc = can_transport_add(&d->tr, r, i)) != 0 || (d->rc = classify(d, r, i, &b)) != 0)
         return RTCOSIM_ECANCELED;
     return RTCOSIM_OK;
 }
@@ -252,6 +254,8 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
     d->blocks = calloc(d->bus_slots * rtcosim_dbc_message_count(d->dbc) + 1, sizeof *d->blocks);
     if (!d->blocks)
         return cli_fail("out of memory");
+    if (can_transport_begin(&d->tr, d->dbc))
+        return 1;
     if (d->streaming) {
         rtcosim_can_log *meta = NULL;
         rtcosim_error err;
@@ -264,12 +268,11 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
         const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
         if (!(d->block_of = calloc(n + 1, sizeof *d->block_of)))
             return cli_fail("out of memory");
-        if (can_transport_init(&d->tr, d->log, d->dbc))
-            return 1;
         for (size_t i = 0; i < n; i++)
-            if (classify(d, &recs[i], i, &d->block_of[i]))
+            if (can_transport_add(&d->tr, &recs[i], i) || classify(d, &recs[i], i, &d->block_of[i]))
                 return 1;
     }
+    can_transport_end(&d->tr); /* (the sessions still open: incomplete) */
     if (d->relative && d->have_first)
         d->time_origin = d->first_time;
     d->names = calloc(d->columns + 1, sizeof *d->names);
@@ -478,13 +481,19 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
     w.missing = w.chosen_count;
     fputc('\n', out);
     int rc = 0;
+    can_transport_rewind(&d->tr);
     if (d->streaming) {
         rtcosim_can_log *meta = NULL;
         rtcosim_error err;
         d->rows = &w;
         d->rc = 0;
+        /* (what the reader warns of, the first pass said) */
+        rtcosim_log_level level = rtcosim_log_get_level();
+        if (level > RTCOSIM_LOG_ERROR)
+            rtcosim_log_set_level(RTCOSIM_LOG_ERROR);
         if (rtcosim_can_log_scan(d->log_path, emit_frame, d, &meta, &err) != RTCOSIM_OK)
             rc = d->rc ? d->rc : cli_fail_error(&err);
+        rtcosim_log_set_level(level);
         d->rows = NULL;
         rtcosim_can_log_free(meta);
     } else {
@@ -702,14 +711,15 @@ static int run_can(int argc, char **argv)
     /* (the database first, as before: its errors come before the log's) */
     if (rc == 0 && dbc_path && rtcosim_dbc_load(dbc_path, &dbc, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
-    /* A log decoded without reassembly streams (read once per pass, never
-     * held: a log of gigabytes in the memory of a short one); transport
-     * sessions, Fast Packets and ISO-TP transfers are reassembled over the
-     * whole log first, and an MDF log that brings its database is read whole
-     * (MDF's groups are merged in memory anyway). */
+    /* The log streams: read once per pass (columns, then rows), never held,
+     * so that a log of gigabytes takes the memory of a short one; transport
+     * sessions, Fast Packets and ISO-TP transfers are reassembled in the
+     * first pass (their messages kept, not their frames). An MDF log that
+     * brings its database is read whole (MDF's groups are merged in memory
+     * anyway). */
     if (rc == 0 && dbc && j1939)
         rtcosim_dbc_set_j1939(dbc);
-    d.streaming = rc == 0 && dbc_path && !can_transport_needed(dbc, iso_id_count);
+    d.streaming = rc == 0 && dbc_path;
     if (rc == 0 && !d.streaming && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
     if (rc == 0 && !dbc_path) { /* the database the log carries (an MDF log's attachment) */

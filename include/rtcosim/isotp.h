@@ -84,6 +84,13 @@ typedef struct rtcosim_isotp {
  * rtcosim_isotp_free. */
 rtcosim_status rtcosim_isotp_reassemble(const rtcosim_can_log *log, const rtcosim_isotp_ids *ids,
                                         size_t id_count, rtcosim_isotp *out, rtcosim_error *err);
+/* The same a frame at a time, as rtcosim_j1939_tp_begin/add/end (ids must
+ * outlive the stream). */
+typedef struct rtcosim_isotp_stream rtcosim_isotp_stream;
+rtcosim_isotp_stream *rtcosim_isotp_begin(const rtcosim_isotp_ids *ids, size_t id_count,
+                                          rtcosim_isotp *out);
+bool rtcosim_isotp_add(rtcosim_isotp_stream *s, const rtcosim_can_log_record *r, size_t index);
+void rtcosim_isotp_end(rtcosim_isotp_stream *s);
 void rtcosim_isotp_free(rtcosim_isotp *tp);
 
 /* Does the frame's id fall in one of the ranges (and which: *which)? */

@@ -45,6 +45,16 @@ typedef struct rtcosim_j1939_tp {
 rtcosim_status rtcosim_j1939_tp_reassemble(const rtcosim_can_log *log, rtcosim_j1939_tp *out,
                                            rtcosim_error *err);
 void rtcosim_j1939_tp_free(rtcosim_j1939_tp *tp);
+/* The same a frame at a time (a log read by rtcosim_can_log_scan): begin
+ * (NULL out of memory), add every frame with its index in the log, in the
+ * log's order (false out of memory), end closes the sessions still open
+ * (incomplete) and frees the stream; *out gets each message as it
+ * completes, so it holds the messages, never the frames. */
+typedef struct rtcosim_j1939_tp_stream rtcosim_j1939_tp_stream;
+rtcosim_j1939_tp_stream *rtcosim_j1939_tp_begin(rtcosim_j1939_tp *out);
+bool rtcosim_j1939_tp_add(rtcosim_j1939_tp_stream *s, const rtcosim_can_log_record *r,
+                          size_t index);
+void rtcosim_j1939_tp_end(rtcosim_j1939_tp_stream *s);
 
 /* NMEA 2000 Fast Packet (IEC 61162-3): a parameter group of 9 to 223 bytes in
  * up to 32 frames of its own PGN, each led by a byte of a 3-bit sequence
@@ -65,6 +75,14 @@ bool rtcosim_nmea2000_fast_packet_range(uint32_t pgn);
 rtcosim_status rtcosim_nmea2000_reassemble(const rtcosim_can_log *log, const uint32_t *pgns,
                                            size_t pgn_count, rtcosim_j1939_tp *out,
                                            rtcosim_error *err);
+/* The same a frame at a time, as rtcosim_j1939_tp_begin/add/end (pgns must
+ * outlive the stream). */
+typedef struct rtcosim_nmea2000_stream rtcosim_nmea2000_stream;
+rtcosim_nmea2000_stream *rtcosim_nmea2000_begin(const uint32_t *pgns, size_t pgn_count,
+                                                rtcosim_j1939_tp *out);
+bool rtcosim_nmea2000_add(rtcosim_nmea2000_stream *s, const rtcosim_can_log_record *r,
+                          size_t index);
+void rtcosim_nmea2000_end(rtcosim_nmea2000_stream *s);
 
 #ifdef __cplusplus
 }

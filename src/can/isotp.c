@@ -245,49 +245,70 @@ static bool consecutive_frame(state *s, const rtcosim_can_log_record *r, size_t 
     return true;
 }
 
+struct rtcosim_isotp_stream {
+    state s;
+    const rtcosim_isotp_ids *ids;
+    size_t id_count;
+};
+
+rtcosim_isotp_stream *rtcosim_isotp_begin(const rtcosim_isotp_ids *ids, size_t id_count,
+                                          rtcosim_isotp *out)
+{
+    *out = (rtcosim_isotp){0};
+    rtcosim_isotp_stream *f = calloc(1, sizeof *f);
+    if (f)
+        *f = (rtcosim_isotp_stream){.s = {.out = out}, .ids = ids, .id_count = id_count};
+    return f;
+}
+
+bool rtcosim_isotp_add(rtcosim_isotp_stream *f, const rtcosim_can_log_record *r, size_t index)
+{
+    size_t which;
+    rtcosim_isotp *out = f->s.out;
+    if (r->remote || !rtcosim_isotp_match(f->ids, f->id_count, r->id, r->extended, &which))
+        return true;
+    out->frames++;
+    size_t skip = f->ids[which].address_byte;
+    if (r->size < skip + 1) {
+        out->invalid++;
+        return true;
+    }
+    int address = skip ? r->data[0] : -1;
+    const uint8_t *p = r->data + skip;
+    size_t avail = r->size - skip;
+    switch (p[0] >> 4) {
+    case 0: return single_frame(&f->s, r, index, address, p, avail);
+    case 1: return first_frame(&f->s, r, index, address, p, avail);
+    case 2: return consecutive_frame(&f->s, r, index, address, p, avail);
+    case 3:
+        out->flow_control++;
+        return true;
+    default: /* no frame of ISO-TP: a transfer it interrupts ends */
+        out->invalid++;
+        close_transfer(&f->s, find(&f->s, r, address), false);
+        return true;
+    }
+}
+
+void rtcosim_isotp_end(rtcosim_isotp_stream *f)
+{
+    if (!f)
+        return;
+    while (f->s.count)
+        close_transfer(&f->s, &f->s.open[f->s.count - 1], false);
+    free(f->s.open);
+    free(f);
+}
+
 rtcosim_status rtcosim_isotp_reassemble(const rtcosim_can_log *log, const rtcosim_isotp_ids *ids,
                                         size_t id_count, rtcosim_isotp *out, rtcosim_error *err)
 {
-    *out = (rtcosim_isotp){0};
-    state s = {.out = out};
+    rtcosim_isotp_stream *f = rtcosim_isotp_begin(ids, id_count, out);
     const rtcosim_can_log_record *recs = rtcosim_can_log_records(log);
-    bool ok = true;
-    for (size_t i = 0; ok && i < rtcosim_can_log_count(log); i++) {
-        const rtcosim_can_log_record *r = &recs[i];
-        size_t which;
-        if (r->remote || !rtcosim_isotp_match(ids, id_count, r->id, r->extended, &which))
-            continue;
-        out->frames++;
-        size_t skip = ids[which].address_byte;
-        if (r->size < skip + 1) {
-            out->invalid++;
-            continue;
-        }
-        int address = skip ? r->data[0] : -1;
-        const uint8_t *p = r->data + skip;
-        size_t avail = r->size - skip;
-        switch (p[0] >> 4) {
-        case 0:
-            ok = single_frame(&s, r, i, address, p, avail);
-            break;
-        case 1:
-            ok = first_frame(&s, r, i, address, p, avail);
-            break;
-        case 2:
-            ok = consecutive_frame(&s, r, i, address, p, avail);
-            break;
-        case 3:
-            out->flow_control++;
-            break;
-        default: /* no frame of ISO-TP: a transfer it interrupts ends */
-            out->invalid++;
-            close_transfer(&s, find(&s, r, address), false);
-            break;
-        }
-    }
-    while (s.count)
-        close_transfer(&s, &s.open[s.count - 1], false);
-    free(s.open);
+    bool ok = f != NULL;
+    for (size_t i = 0; ok && i < rtcosim_can_log_count(log); i++)
+        ok = rtcosim_isotp_add(f, &recs[i], i);
+    rtcosim_isotp_end(f);
     if (!ok) {
         rtcosim_isotp_free(out);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reassembling ISO-TP "

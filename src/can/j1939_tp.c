@@ -134,30 +134,56 @@ static bool transfer(tp_state *t, const rtcosim_can_log_record *r, size_t index,
     return true;
 }
 
+struct rtcosim_j1939_tp_stream {
+    tp_state t;
+};
+
+rtcosim_j1939_tp_stream *rtcosim_j1939_tp_begin(rtcosim_j1939_tp *out)
+{
+    *out = (rtcosim_j1939_tp){0};
+    rtcosim_j1939_tp_stream *s = calloc(1, sizeof *s);
+    if (s)
+        s->t.out = out;
+    return s;
+}
+
+bool rtcosim_j1939_tp_add(rtcosim_j1939_tp_stream *s, const rtcosim_can_log_record *r,
+                          size_t index)
+{
+    if (!r->extended || r->remote || r->size < 8)
+        return true; /* (both TP frames are 8 bytes) */
+    uint32_t pgn = rtcosim_j1939_pgn(r->id);
+    uint8_t sa = (uint8_t)r->id, ps = (uint8_t)(r->id >> 8);
+    bool ok;
+    if (pgn == TP_CM)
+        ok = connection(&s->t, r, sa, ps);
+    else if (pgn == TP_DT)
+        ok = transfer(&s->t, r, index, sa, ps);
+    else
+        return true;
+    s->t.out->frames++;
+    return ok;
+}
+
+void rtcosim_j1939_tp_end(rtcosim_j1939_tp_stream *s)
+{
+    if (!s)
+        return;
+    while (s->t.count)
+        close_session(&s->t, &s->t.sessions[s->t.count - 1], false);
+    free(s->t.sessions);
+    free(s);
+}
+
 rtcosim_status rtcosim_j1939_tp_reassemble(const rtcosim_can_log *log, rtcosim_j1939_tp *out,
                                            rtcosim_error *err)
 {
-    *out = (rtcosim_j1939_tp){0};
-    tp_state t = {.out = out};
+    rtcosim_j1939_tp_stream *s = rtcosim_j1939_tp_begin(out);
     const rtcosim_can_log_record *recs = rtcosim_can_log_records(log);
-    bool ok = true;
-    for (size_t i = 0; ok && i < rtcosim_can_log_count(log); i++) {
-        const rtcosim_can_log_record *r = &recs[i];
-        if (!r->extended || r->remote || r->size < 8)
-            continue; /* (both TP frames are 8 bytes) */
-        uint32_t pgn = rtcosim_j1939_pgn(r->id);
-        uint8_t sa = (uint8_t)r->id, ps = (uint8_t)(r->id >> 8);
-        if (pgn == TP_CM)
-            ok = connection(&t, r, sa, ps);
-        else if (pgn == TP_DT)
-            ok = transfer(&t, r, i, sa, ps);
-        else
-            continue;
-        out->frames++;
-    }
-    while (t.count)
-        close_session(&t, &t.sessions[t.count - 1], false);
-    free(t.sessions);
+    bool ok = s != NULL;
+    for (size_t i = 0; ok && i < rtcosim_can_log_count(log); i++)
+        ok = rtcosim_j1939_tp_add(s, &recs[i], i);
+    rtcosim_j1939_tp_end(s);
     if (!ok) {
         rtcosim_j1939_tp_free(out);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reassembling J1939 "

@@ -135,8 +135,14 @@ rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *n
     log->database_size = info.database_size;
     if (st == RTCOSIM_OK)
         st = order(&m, &info, err);
-    for (size_t i = 0; sink && st == RTCOSIM_OK && i < log->count; i++)
+    /* (the count as the sink sees it: the frames given so far, this one
+     * included, as while a text log streams) */
+    size_t n = log->count;
+    for (size_t i = 0; sink && st == RTCOSIM_OK && i < n; i++) {
+        log->count = i + 1;
         st = sink(log->sink_context, log, &log->records[i], err);
+    }
+    log->count = n;
     if (sink) {
         free(log->records);
         log->records = NULL;

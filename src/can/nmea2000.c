@@ -118,24 +118,51 @@ static bool frame(state *s, const rtcosim_can_log_record *r, size_t index)
     return true;
 }
 
+struct rtcosim_nmea2000_stream {
+    state s;
+    const uint32_t *pgns;
+    size_t pgn_count;
+};
+
+rtcosim_nmea2000_stream *rtcosim_nmea2000_begin(const uint32_t *pgns, size_t pgn_count,
+                                                rtcosim_j1939_tp *out)
+{
+    *out = (rtcosim_j1939_tp){0};
+    rtcosim_nmea2000_stream *f = calloc(1, sizeof *f);
+    if (f)
+        *f = (rtcosim_nmea2000_stream){.s = {.out = out}, .pgns = pgns, .pgn_count = pgn_count};
+    return f;
+}
+
+bool rtcosim_nmea2000_add(rtcosim_nmea2000_stream *f, const rtcosim_can_log_record *r,
+                          size_t index)
+{
+    if (!r->extended || r->remote || r->size < 2 ||
+        !wanted(f->pgns, f->pgn_count, rtcosim_j1939_pgn(r->id)))
+        return true;
+    f->s.out->frames++;
+    return frame(&f->s, r, index);
+}
+
+void rtcosim_nmea2000_end(rtcosim_nmea2000_stream *f)
+{
+    if (!f)
+        return;
+    f->s.out->incomplete += f->s.count; /* open at the log's end */
+    free(f->s.open);
+    free(f);
+}
+
 rtcosim_status rtcosim_nmea2000_reassemble(const rtcosim_can_log *log, const uint32_t *pgns,
                                            size_t pgn_count, rtcosim_j1939_tp *out,
                                            rtcosim_error *err)
 {
-    *out = (rtcosim_j1939_tp){0};
-    state s = {.out = out};
+    rtcosim_nmea2000_stream *f = rtcosim_nmea2000_begin(pgns, pgn_count, out);
     const rtcosim_can_log_record *recs = rtcosim_can_log_records(log);
-    bool ok = true;
-    for (size_t i = 0; ok && i < rtcosim_can_log_count(log); i++) {
-        const rtcosim_can_log_record *r = &recs[i];
-        if (!r->extended || r->remote || r->size < 2 ||
-            !wanted(pgns, pgn_count, rtcosim_j1939_pgn(r->id)))
-            continue;
-        out->frames++;
-        ok = frame(&s, r, i);
-    }
-    out->incomplete += s.count; /* open at the log's end */
-    free(s.open);
+    bool ok = f != NULL;
+    for (size_t i = 0; ok && i < rtcosim_can_log_count(log); i++)
+        ok = rtcosim_nmea2000_add(f, &recs[i], i);
+    rtcosim_nmea2000_end(f);
     if (!ok) {
         rtcosim_j1939_tp_free(out);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reassembling NMEA 2000 "

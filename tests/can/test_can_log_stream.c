@@ -30,6 +30,9 @@ static rtcosim_status keep(void *context, const rtcosim_can_log *log,
     if (s->stop_after && s->n == s->stop_after)
         return rtcosim_error_set(err, RTCOSIM_EIO, "sink: full after %zu", s->n);
     assert_true(s->n < 16);
+    /* the log counts the frames given so far, this one included (its index
+     * in the log is the count - 1, as the reassemblers take it) */
+    assert_int_equal(rtcosim_can_log_count(log), s->n + 1);
     s->rec[s->n] = *r;
     /* the bus is named by the time its first frame arrives */
     snprintf(s->bus[s->n], sizeof s->bus[0], "%s", rtcosim_can_log_bus_name(log, r->bus));

@@ -425,6 +425,14 @@ def test_a_long_log_converts_and_decodes_a_frame_at_a_time(cli, tmpdir_private):
     last = n - 3  # the last 0x0C0 frame
     time = ("%d.%06d" % (1700000000 + last // 10000, (last % 10000) * 100)).rstrip("0")
     assert rows[-1] == [time, repr(((last & 0xFF) | (((last >> 8) & 0xFF) << 8)) * 0.25)]
+    # with ISO-TP read on 0x7E8 (reassembled in the first pass, a frame at a
+    # time): as little memory, and the same rows of the other message
+    iso_csv = os.path.join(tmpdir_private, "iso.csv")
+    kb = peak_kb([cli, "can", "decode", log, "--dbc", source("examples", "ecus", "vehicle.dbc"),
+                  "--signal", "EngineSpeed", "--isotp", "0x7E8", "-o", iso_csv])
+    assert kb < 32 * 1024, kb
+    with open(iso_csv) as f:
+        assert list(csv.reader(f)) == rows
 
 
 def test_can_convert_leaves_no_half_written_file(cli, tmpdir_private):
