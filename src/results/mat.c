@@ -1,8 +1,8 @@
 /* Results as a MATLAB file in the Modelica/Dymola result layout, so that
  * Dymola, OMPlot, DyMat, PyFMI and scipy users open rtcosim's runs directly.
  * The recorder streams CSV (nothing lost on a crash); at close the CSV is read
- * back (its numbers are shortest round-trip text, so the values are identical)
- * and written here with libmatio as a MAT v4 file, the version Dymola and
+ * back a row at a time (its numbers are shortest round-trip text, so the
+ * values are identical) and written here with libmatio as a MAT v4 file, the version Dymola and
  * OpenModelica write ("Atrajectory" "1.1" "binTrans"):
  *   Aclass      char 4 x 11: "Atrajectory", "1.1", "", "binTrans"
  *   name        char maxlen x n (binTrans: one name per column)
@@ -12,6 +12,7 @@
  *               time is (0, 1, 0, -1): the abscissa of all data matrices
  *   data_1      double n1 x 2: time (start, stop), then one row per parameter
  *   data_2      double n2 x rows: time, then one row per trajectory. */
+#include <errno.h>
 #include <matio.h>
 #include <math.h>
 #include <stdio.h>
@@ -77,29 +78,17 @@ static int write_var(mat_t *mat, matvar_t *v)
     return rc;
 }
 
-rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_path,
-                                          const rtcosim_column *columns, size_t column_count,
-                                          rtcosim_error *err)
+/* The CSV's header read: the columns written (text ones said and left
+ * out), their names and descriptions. */
+static rtcosim_status read_header(result_csv_stream *in, const char *mat_path,
+                                  const rtcosim_column *columns, size_t column_count,
+                                  mat_column *cols, char **names, char **descriptions, size_t *n,
+                                  rtcosim_error *err)
 {
-    rtcosim_csv *table = NULL;
-    rtcosim_status st = rtcosim_matio_load(err);
-    if (st != RTCOSIM_OK)
-        return st;
-    st = result_csv_read(csv_path, &table, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    size_t ncsv = rtcosim_csv_column_count(table), rows = rtcosim_csv_row_count(table);
-    mat_column *cols = calloc(ncsv + 1, sizeof *cols);
-    const char **names = calloc(ncsv + 1, sizeof *names);
-    char **descriptions = calloc(ncsv + 1, sizeof *descriptions);
-    int32_t *info = calloc(4 * (ncsv + 1), sizeof *info);
-    double *data1 = NULL, *data2 = NULL;
-    size_t n = 0, n1 = 1, n2 = 1;
-    bool ok = cols && names && descriptions && info;
-    names[0] = "time";
-    ok = ok && (descriptions[0] = strdup("Time [s]")) != NULL;
-    for (size_t c = 0; ok && c < ncsv; c++) {
-        const char *cname = rtcosim_csv_column_name(table, c);
+    size_t ncsv = in->nfields - 1;
+    *n = 0;
+    for (size_t c = 0; c < ncsv; c++) {
+        const char *cname = in->fields[1 + c];
         const rtcosim_column *meta = result_csv_meta(columns, column_count, cname);
         if (result_csv_is_text(meta)) {
             /* String and Binary values have no place in a double matrix (nor
@@ -111,29 +100,103 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
                         mat_path, cname);
             continue;
         }
-        bool constant = meta && meta->parameter;
-        for (size_t r = 1; constant && r < rows; r++) {
-            double a = result_csv_cell(table, r, c), b = result_csv_cell(table, 0, c);
-            constant = a == b || (a != a && b != b);
-        }
-        cols[n] = (mat_column){c, meta, constant ? 1 : 2, constant ? (int)++n1 : (int)++n2};
-        names[n + 1] = cname;
-        ok = (descriptions[n + 1] = describe(meta)) != NULL;
-        n++;
+        cols[*n] = (mat_column){.csv_column = c, .meta = meta};
+        if (!(names[*n + 1] = strdup(cname)) || !(descriptions[*n + 1] = describe(meta)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT "
+                                     "file", mat_path);
+        ++*n;
     }
-    if (ok) {
+    return RTCOSIM_OK;
+}
+
+/* A row's time and field count checked. */
+static rtcosim_status row_time(const result_csv_stream *in, size_t ncsv, rtcosim_time_ns *t,
+                               rtcosim_error *err)
+{
+    if (in->nfields != ncsv + 1)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: %zu fields, expected %zu",
+                                 in->path, in->lineno, in->nfields, ncsv + 1);
+    if (!result_csv_time(in->fields[0], t))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: time '%.40s' is not a time in "
+                                 "seconds", in->path, in->lineno, in->fields[0]);
+    return RTCOSIM_OK;
+}
+
+/* The CSV is read a row at a time, twice: first the rows' count and which
+ * parameters stay constant (data_1), then data_2's values straight into
+ * its matrix, which matio writes without a copy. So a conversion holds the
+ * result matrix only (a 2 000 001-row run of 3 variables: 48 MB; it held the
+ * CSV's cells as text and a copy of the matrix besides, 226 MB, before). */
+rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_path,
+                                          const rtcosim_column *columns, size_t column_count,
+                                          rtcosim_error *err)
+{
+    rtcosim_status st = rtcosim_matio_load(err);
+    if (st != RTCOSIM_OK)
+        return st;
+    result_csv_stream in = {.f = fopen(csv_path, "rb"), .path = csv_path};
+    if (!in.f)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot open: %s", csv_path,
+                                 strerror(errno));
+    int got = result_csv_row(&in, err);
+    if (got <= 0) {
+        result_csv_stream_close(&in);
+        return got == 0 ? rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no header row", csv_path)
+                        : err->status;
+    }
+    size_t ncsv = in.nfields - 1;
+    mat_column *cols = calloc(ncsv + 1, sizeof *cols);
+    char **names = calloc(ncsv + 2, sizeof *names);
+    char **descriptions = calloc(ncsv + 2, sizeof *descriptions);
+    int32_t *info = calloc(4 * (ncsv + 1), sizeof *info);
+    double *first = calloc(ncsv + 1, sizeof *first); /* the first row's values */
+    bool *varies = calloc(ncsv + 1, sizeof *varies);
+    double *data1 = NULL, *data2 = NULL;
+    size_t n = 0, n1 = 1, n2 = 1, rows = 0;
+    rtcosim_time_ns t0 = 0, t1 = 0;
+    if (!cols || !names || !descriptions || !info || !first || !varies ||
+        !(names[0] = strdup("time")) || !(descriptions[0] = strdup("Time [s]")))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT file",
+                               mat_path);
+    if (st == RTCOSIM_OK)
+        st = read_header(&in, mat_path, columns, column_count, cols, names, descriptions, &n,
+                         err);
+    /* first pass: rows, times, constant parameters */
+    while (st == RTCOSIM_OK && (got = result_csv_row(&in, err)) == 1) {
+        rtcosim_time_ns t;
+        if ((st = row_time(&in, ncsv, &t, err)) != RTCOSIM_OK)
+            break;
+        t0 = rows == 0 ? t : t0;
+        t1 = t;
+        for (size_t i = 0; i < n; i++) {
+            double v = result_csv_number(in.fields[1 + cols[i].csv_column]);
+            if (rows == 0)
+                first[i] = v;
+            else if (!(v == first[i] || (v != v && first[i] != first[i])))
+                varies[i] = true;
+        }
+        rows++;
+    }
+    if (st == RTCOSIM_OK && got < 0)
+        st = err->status;
+    if (st == RTCOSIM_OK && rows == 0)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no rows", csv_path);
+    if (st == RTCOSIM_OK) {
+        for (size_t i = 0; i < n; i++) {
+            bool constant = cols[i].meta && cols[i].meta->parameter && !varies[i];
+            cols[i].matrix = constant ? 1 : 2;
+            cols[i].row = constant ? (int)++n1 : (int)++n2;
+        }
         data1 = calloc(n1 * 2, sizeof *data1);
         data2 = calloc(n2 * rows, sizeof *data2);
-        ok = data1 && data2;
+        if (!data1 || !data2)
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT "
+                                   "file (%zu x %zu values)", mat_path, n2, rows);
     }
-    if (ok) {
-        double t0 = (double)rtcosim_csv_time(table, 0) / 1e9;
-        double t1 = (double)rtcosim_csv_time(table, rows - 1) / 1e9;
+    if (st == RTCOSIM_OK) {
         /* column-major n1 x 2: first column the start values, second the stop values */
-        data1[0] = t0;
-        data1[n1] = t1;
-        for (size_t r = 0; r < rows; r++)
-            data2[r * n2] = (double)rtcosim_csv_time(table, r) / 1e9;
+        data1[0] = (double)t0 / 1e9;
+        data1[n1] = (double)t1 / 1e9;
         int32_t time_info[4] = {0, 1, 0, -1};
         memcpy(info, time_info, sizeof time_info);
         for (size_t i = 0; i < n; i++) {
@@ -142,20 +205,31 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
             d[1] = cols[i].row;
             d[2] = 0;
             d[3] = cols[i].matrix == 1 ? 0 : -1;
-            if (cols[i].matrix == 1) {
-                double v = result_csv_cell(table, 0, cols[i].csv_column);
-                data1[cols[i].row - 1] = data1[n1 + cols[i].row - 1] = v;
-            } else {
-                for (size_t r = 0; r < rows; r++)
-                    data2[r * n2 + (size_t)cols[i].row - 1] =
-                        result_csv_cell(table, r, cols[i].csv_column);
+            if (cols[i].matrix == 1)
+                data1[cols[i].row - 1] = data1[n1 + cols[i].row - 1] = first[i];
+        }
+        /* second pass: data_2, column-major n2 x rows (a row's values together) */
+        rewind(in.f);
+        in.lineno = 0;
+        if (result_csv_row(&in, err) != 1) /* (the header again) */
+            st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: reading the results again failed",
+                                   csv_path);
+        for (size_t r = 0; st == RTCOSIM_OK && r < rows; r++) {
+            rtcosim_time_ns t;
+            if (result_csv_row(&in, err) != 1 || row_time(&in, ncsv, &t, err) != RTCOSIM_OK) {
+                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: changed while it was converted",
+                                       csv_path);
+                break;
             }
+            double *col = data2 + r * n2;
+            col[0] = (double)t / 1e9;
+            for (size_t i = 0; i < n; i++)
+                if (cols[i].matrix == 2)
+                    col[cols[i].row - 1] = result_csv_number(in.fields[1 + cols[i].csv_column]);
         }
     }
-    if (!ok) {
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT file",
-                               mat_path);
-    } else {
+    result_csv_stream_close(&in);
+    if (st == RTCOSIM_OK) {
         (void)unlink(mat_path); /* matio appends to nothing: start from an empty file */
         mat_t *mat = Mat_CreateVer(mat_path, NULL, MAT_FT_MAT4);
         if (!mat) {
@@ -170,24 +244,29 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
             size_t acdims[2] = {4, 11};
             size_t infodims[2] = {4, n + 1}, d1dims[2] = {n1, 2}, d2dims[2] = {n2, rows};
             int rc = write_var(mat, Mat_VarCreate("Aclass", MAT_C_CHAR, MAT_T_UINT8, 2, acdims, ac, 0));
-            rc |= write_var(mat, string_matrix("name", names, n + 1));
+            rc |= write_var(mat, string_matrix("name", (const char *const *)names, n + 1));
             rc |= write_var(mat, string_matrix("description", (const char *const *)descriptions, n + 1));
             rc |= write_var(mat, Mat_VarCreate("dataInfo", MAT_C_INT32, MAT_T_INT32, 2, infodims, info, 0));
             rc |= write_var(mat, Mat_VarCreate("data_1", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d1dims, data1, 0));
-            rc |= write_var(mat, Mat_VarCreate("data_2", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d2dims, data2, 0));
+            /* (the matrix as it is: no copy; Mat_VarFree leaves it to us) */
+            rc |= write_var(mat, Mat_VarCreate("data_2", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d2dims, data2,
+                                               MAT_F_DONT_COPY_DATA));
             if (Mat_Close(mat) != 0 || rc != 0)
                 st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed", mat_path);
         }
     }
+    for (size_t i = 0; names && i <= n; i++)
+        free(names[i]);
     for (size_t i = 0; descriptions && i <= n; i++)
         free(descriptions[i]);
     free(descriptions);
     free(names);
     free(cols);
     free(info);
+    free(first);
+    free(varies);
     free(data1);
     free(data2);
-    rtcosim_csv_free(table);
     return st;
 }
 

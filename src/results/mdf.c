@@ -61,121 +61,6 @@ typedef struct stored {
     uint8_t dtype, bytes;
 } stored;
 
-/* The results CSV read a row at a time, twice (to choose each column's
- * storage, then to write the records), so that converting a long run holds
- * one row, not the run: a 24 h run at 1 kHz is 86 million rows. The CSV is
- * the recorder's (or can decode's): a header of quoted names, then rows of a
- * time and cells (numbers bare, "nan"/"inf" as the recorder writes them,
- * texts quoted as RFC 4180 says, line breaks inside quotes included). */
-typedef struct csv_stream {
-    FILE *f;
-    const char *path;
-    char *line;          /* the logical row (fields unquoted in place) */
-    size_t len, cap;
-    char **fields;
-    size_t nfields, cap_fields;
-    size_t lineno;
-    char *chunk; /* getline's buffer, kept from line to line */
-    size_t chunk_cap;
-} csv_stream;
-
-/* The next logical row split into s->fields; 0 at the end, 1 a row, -1 an
- * error (err set). */
-static int stream_row(csv_stream *s, rtcosim_error *err)
-{
-    s->len = 0;
-    bool quoted = false;
-    for (;;) { /* whole lines until no quote is open */
-        ssize_t n = getline(&s->chunk, &s->chunk_cap, s->f);
-        char *chunk = s->chunk;
-        if (n < 0) {
-            if (ferror(s->f))
-                return rtcosim_error_set(err, RTCOSIM_EIO, "%s: reading the results failed",
-                                         s->path), -1;
-            if (quoted)
-                return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: a quote left open at "
-                                         "the end", s->path, s->lineno), -1;
-            if (s->len == 0)
-                return 0;
-            break;
-        }
-        s->lineno++;
-        for (ssize_t k = 0; k < n; k++)
-            quoted ^= chunk[k] == '"';
-        if (s->len + (size_t)n + 1 > s->cap) {
-            size_t cap = (s->len + (size_t)n + 1) * 2;
-            char *grown = realloc(s->line, cap);
-            if (!grown)
-                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path), -1;
-            s->line = grown;
-            s->cap = cap;
-        }
-        memcpy(s->line + s->len, chunk, (size_t)n);
-        s->len += (size_t)n;
-        s->line[s->len] = '\0';
-        if (!quoted)
-            break;
-    }
-    while (s->len && (s->line[s->len - 1] == '\n' || s->line[s->len - 1] == '\r'))
-        s->line[--s->len] = '\0';
-    /* split, unquoting in place */
-    s->nfields = 0;
-    char *p = s->line, *w;
-    for (;;) {
-        if (s->nfields == s->cap_fields) {
-            size_t cap = s->cap_fields ? 2 * s->cap_fields : 16;
-            char **grown = realloc(s->fields, cap * sizeof *grown);
-            if (!grown)
-                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path), -1;
-            s->fields = grown;
-            s->cap_fields = cap;
-        }
-        s->fields[s->nfields++] = w = p;
-        if (*p == '"') {
-            for (p++;; p++) {
-                if (*p == '"' && p[1] == '"')
-                    *w++ = '"', p++;
-                else if (*p == '"' || *p == '\0')
-                    break;
-                else
-                    *w++ = *p;
-            }
-            if (*p == '"')
-                p++;
-        } else {
-            while (*p && *p != ',')
-                *w++ = *p++;
-        }
-        char *next = p;
-        while (*next && *next != ',')
-            next++; /* (anything after a closing quote: read over) */
-        bool more = *next == ',';
-        *w = '\0';
-        if (!more)
-            return 1;
-        p = next + 1;
-    }
-}
-
-/* A cell's number; NaN for an empty or unreadable one. */
-static double cell_number(const char *text)
-{
-    char *end = NULL;
-    double v = *text ? strtod(text, &end) : NAN;
-    return end && *end == '\0' ? v : NAN;
-}
-
-/* A row's time: the exact decimal, else a double rounded to the tick. */
-static bool cell_time(const char *text, rtcosim_time_ns *out)
-{
-    if (rtcosim_time_parse_seconds(text, out, NULL) == RTCOSIM_OK)
-        return true;
-    char *end = NULL;
-    double seconds = strtod(text, &end);
-    return *text && end && *end == '\0' &&
-           rtcosim_time_from_seconds(seconds, out, NULL) == RTCOSIM_OK;
-}
-
 /* A channel of `bytes` little-endian values of data type dtype at byte
  * `offset` of the record: its CN block's offset. */
 static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const char *comment,
@@ -279,7 +164,7 @@ static void put_value(uint8_t *p, const stored *s, double v)
 /* The second pass: the stream's next `count` rows as records at rec; a
  * row that went wrong is noted (the first error kept) and written as NaN. */
 typedef struct fill_job {
-    csv_stream *in;
+    result_csv_stream *in;
     const stored *cols;
     size_t n, record, ncsv;
     rtcosim_error *err;
@@ -288,10 +173,10 @@ typedef struct fill_job {
 
 static void put_row(fill_job *j, uint8_t *rec)
 {
-    csv_stream *in = j->in;
+    result_csv_stream *in = j->in;
     rtcosim_time_ns t = 0;
-    int got = j->failed ? 0 : stream_row(in, j->err);
-    if (got != 1 || in->nfields != j->ncsv + 1 || !cell_time(in->fields[0], &t)) {
+    int got = j->failed ? 0 : result_csv_row(in, j->err);
+    if (got != 1 || in->nfields != j->ncsv + 1 || !result_csv_time(in->fields[0], &t)) {
         if (!j->failed && got == 1)
             rtcosim_error_set(j->err, RTCOSIM_EFORMAT, "%s:%zu: the row changed between the "
                               "passes", in->path, in->lineno);
@@ -307,7 +192,7 @@ static void put_row(fill_job *j, uint8_t *rec)
     memcpy(&bits, &seconds, sizeof bits);
     le_put64(rec, bits);
     for (size_t i = 0, offset = 8; i < j->n; offset += j->cols[i].bytes, i++)
-        put_value(rec + offset, &j->cols[i], cell_number(in->fields[1 + j->cols[i].col]));
+        put_value(rec + offset, &j->cols[i], result_csv_number(in->fields[1 + j->cols[i].col]));
 }
 
 static void fill(void *context, uint8_t *rec, size_t first, size_t count)
@@ -366,7 +251,7 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
                                           const rtcosim_column *columns, size_t column_count,
                                           int64_t start_ns, rtcosim_error *err)
 {
-    csv_stream in = {.f = fopen(csv_path, "rb"), .path = csv_path};
+    result_csv_stream in = {.f = fopen(csv_path, "rb"), .path = csv_path};
     if (!in.f)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot open: %s", csv_path,
                                  strerror(errno));
@@ -375,7 +260,7 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
     stored *cols = NULL;
     size_t ncsv = 0, n = 0, rows = 0, record = 8;
     mdf_buf b = {0};
-    int got = stream_row(&in, err);
+    int got = result_csv_row(&in, err);
     if (got == 0)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no header row", csv_path);
     else if (got < 0)
@@ -405,17 +290,17 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
     }
     /* first pass: the rows, and which integer columns hold what their type
      * cannot (written as doubles then) */
-    while (st == RTCOSIM_OK && (got = stream_row(&in, err)) == 1) {
+    while (st == RTCOSIM_OK && (got = result_csv_row(&in, err)) == 1) {
         rtcosim_time_ns t;
         if (in.nfields != ncsv + 1)
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: %zu fields, expected %zu",
                                    csv_path, in.lineno, in.nfields, ncsv + 1);
-        else if (!cell_time(in.fields[0], &t))
+        else if (!result_csv_time(in.fields[0], &t))
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: time '%.40s' is not a time "
                                    "in seconds", csv_path, in.lineno, in.fields[0]);
         for (size_t i = 0; st == RTCOSIM_OK && i < n; i++)
             if (cols[i].dtype != MDF_FLOAT &&
-                !cell_fits(cell_number(in.fields[1 + cols[i].col]), cols[i].dtype,
+                !cell_fits(result_csv_number(in.fields[1 + cols[i].col]), cols[i].dtype,
                            cols[i].bytes))
                 cols[i].dtype = MDF_FLOAT, cols[i].bytes = 8;
         rows++;
@@ -435,7 +320,7 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
         if (b.failed)
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MDF file",
                                    mdf_path);
-        else if (stream_row(&in, err) != 1) /* (the header again) */
+        else if (result_csv_row(&in, err) != 1) /* (the header again) */
             st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: the header changed between the passes",
                                    csv_path);
         else
@@ -446,9 +331,6 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
     for (size_t c = 0; names && c < ncsv; c++)
         free(names[c]);
     free(names);
-    free(in.line);
-    free(in.fields);
-    free(in.chunk);
-    fclose(in.f);
+    result_csv_stream_close(&in);
     return st;
 }
