@@ -131,6 +131,7 @@ int cli_info_dbc(const char *path)
 
 /* One identifier's frames on one bus. */
 typedef struct id_stats {
+    uint64_t key;
     uint32_t bus, id;
     bool extended;
     uint8_t format;
@@ -145,16 +146,161 @@ static uint64_t key_of(const rtcosim_can_log_record *r)
            r->id;
 }
 
-static int by_key_then_time(const void *a, const void *b, void *records)
+/* What `info` gathers of a log, a frame at a time: per identifier (found by
+ * a hash of its key) its frames, lengths and gaps, the log's time span, and
+ * the ISO-TP messages on the OBD/UDS ids. Gaps are taken in the log's order;
+ * a frame earlier than its identifier's last one (a log out of time order)
+ * sends the caller to the sorted way (out_of_order). */
+typedef struct log_stats {
+    id_stats *ids;
+    size_t count, cap;
+    size_t *slots; /* index + 1 of ids, 0 empty; slot_cap a power of two */
+    size_t slot_cap;
+    size_t frames;
+    rtcosim_time_ns first, last;
+    bool out_of_order;
+    rtcosim_isotp tp;
+    rtcosim_isotp_stream *iso;
+} log_stats;
+
+static size_t slot_of(const log_stats *st, uint64_t key)
+{
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (st->slot_cap - 1);
+    while (st->slots[h] && st->ids[st->slots[h] - 1].key != key)
+        h = (h + 1) & (st->slot_cap - 1);
+    return h;
+}
+
+/* Room for one more identifier (the table at most half full); false out of
+ * memory. */
+static bool grow(log_stats *st)
+{
+    if (st->count == st->cap) {
+        size_t cap = st->cap ? 2 * st->cap : 64;
+        id_stats *ids = realloc(st->ids, cap * sizeof *ids);
+        if (!ids)
+            return false;
+        st->ids = ids;
+        st->cap = cap;
+    }
+    if (2 * (st->count + 1) <= st->slot_cap)
+        return true;
+    size_t cap = st->slot_cap ? 2 * st->slot_cap : 128;
+    size_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return false;
+    free(st->slots);
+    st->slots = slots;
+    st->slot_cap = cap;
+    for (size_t i = 0; i < st->count; i++)
+        st->slots[slot_of(st, st->ids[i].key)] = i + 1;
+    return true;
+}
+
+/* One frame; false out of memory. */
+static bool take(log_stats *st, const rtcosim_can_log_record *x, size_t index)
+{
+    if (st->iso && !rtcosim_isotp_add(st->iso, x, index))
+        return false;
+    if (st->frames == 0 || x->time < st->first)
+        st->first = x->time;
+    if (st->frames == 0 || x->time > st->last)
+        st->last = x->time;
+    st->frames++;
+    uint64_t key = key_of(x);
+    if (!st->slot_cap && !grow(st))
+        return false;
+    size_t h = slot_of(st, key);
+    id_stats *s;
+    if (!st->slots[h]) {
+        if (!grow(st))
+            return false;
+        h = slot_of(st, key); /* (the table may have grown) */
+        s = &st->ids[st->count];
+        st->slots[h] = ++st->count;
+        *s = (id_stats){.key = key, .bus = x->bus, .id = x->id, .extended = x->extended,
+                        .format = x->format, .min_size = x->size, .max_size = x->size,
+                        .first = x->time, .last = x->time, .min_gap = -1, .max_gap = -1};
+    } else {
+        s = &st->ids[st->slots[h] - 1];
+        rtcosim_time_ns gap = x->time - s->last;
+        if (gap < 0)
+            st->out_of_order = true;
+        if (s->min_gap < 0 || gap < s->min_gap)
+            s->min_gap = gap;
+        if (gap > s->max_gap)
+            s->max_gap = gap;
+        s->last = x->time;
+    }
+    s->frames++;
+    if (x->size < s->min_size)
+        s->min_size = x->size;
+    if (x->size > s->max_size)
+        s->max_size = x->size;
+    return true;
+}
+
+static bool stats_begin(log_stats *st)
+{
+    *st = (log_stats){0};
+    return (st->iso = rtcosim_isotp_begin(rtcosim_isotp_obd_ids, 4, &st->tp)) != NULL;
+}
+
+static void stats_free(log_stats *st)
+{
+    rtcosim_isotp_end(st->iso);
+    rtcosim_isotp_free(&st->tp);
+    free(st->ids);
+    free(st->slots);
+    *st = (log_stats){0};
+}
+
+static int by_time_then_index(const void *a, const void *b, void *records)
 {
     const rtcosim_can_log_record *r = records;
     const rtcosim_can_log_record *x = &r[*(const size_t *)a], *y = &r[*(const size_t *)b];
-    uint64_t kx = key_of(x), ky = key_of(y);
-    if (kx != ky)
-        return kx < ky ? -1 : 1;
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
     return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* A loaded log's statistics: in the log's order, or (when that is not time
+ * order for some identifier) in time order. */
+static int stats_of_log(const rtcosim_can_log *log, log_stats *st)
+{
+    size_t n = rtcosim_can_log_count(log);
+    const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
+    bool ok = stats_begin(st);
+    for (size_t i = 0; ok && i < n; i++)
+        ok = take(st, &r[i], i);
+    if (ok && st->out_of_order) {
+        size_t *order = malloc((n ? n : 1) * sizeof *order);
+        ok = order != NULL;
+        for (size_t i = 0; ok && i < n; i++)
+            order[i] = i;
+        if (ok)
+            qsort_r(order, n, sizeof *order, by_time_then_index, (void *)r);
+        stats_free(st);
+        ok = ok && stats_begin(st);
+        /* (the ISO-TP transfers in the log's order, as a receiver saw them) */
+        rtcosim_isotp_stream *iso = st->iso;
+        st->iso = NULL;
+        for (size_t i = 0; ok && i < n; i++)
+            ok = rtcosim_isotp_add(iso, &r[i], i);
+        for (size_t i = 0; ok && i < n; i++)
+            ok = take(st, &r[order[i]], order[i]);
+        st->iso = iso;
+        free(order);
+    }
+    rtcosim_isotp_end(st->iso);
+    st->iso = NULL;
+    return ok ? 0 : cli_fail("info: out of memory");
+}
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = ((const id_stats *)a)->key, y = ((const id_stats *)b)->key;
+    return (x > y) - (x < y);
 }
 
 static const char *format_name(uint8_t f)
@@ -162,16 +308,56 @@ static const char *format_name(uint8_t f)
     return f == RTCOSIM_CAN_FORMAT_FD ? "CAN FD" : f == RTCOSIM_CAN_FORMAT_XL ? "CAN XL" : "classic";
 }
 
+static rtcosim_status take_frame(void *context, const rtcosim_can_log *log,
+                                 const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    if (!take(context, r, rtcosim_can_log_count(log) - 1))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "info: out of memory");
+    return RTCOSIM_OK;
+}
+
+static int print_log(const char *path, rtcosim_can_log *log, log_stats *st, const char *dbc_path);
+
+/* A log file streams: a frame at a time into the statistics (a log of
+ * gigabytes in the memory of a short one); read whole and sorted only when
+ * it is out of time order. */
 int cli_info_can_log(const char *path, const char *dbc_path)
 {
     rtcosim_can_log *log = NULL;
     rtcosim_error err;
-    if (rtcosim_can_log_read(path, &log, &err) != RTCOSIM_OK)
+    log_stats st;
+    if (!stats_begin(&st))
+        return cli_fail("info: out of memory");
+    rtcosim_status s = rtcosim_can_log_scan(path, take_frame, &st, &log, &err);
+    if (s != RTCOSIM_OK) {
+        stats_free(&st);
         return cli_fail_error(&err);
-    return cli_info_can_log_read(path, log, dbc_path);
+    }
+    if (st.out_of_order) {
+        stats_free(&st);
+        rtcosim_can_log_free(log);
+        if (rtcosim_can_log_read(path, &log, &err) != RTCOSIM_OK)
+            return cli_fail_error(&err);
+        return cli_info_can_log_read(path, log, dbc_path);
+    }
+    rtcosim_isotp_end(st.iso);
+    st.iso = NULL;
+    return print_log(path, log, &st, dbc_path);
 }
 
 int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *dbc_path)
+{
+    log_stats st;
+    if (stats_of_log(log, &st)) {
+        stats_free(&st);
+        rtcosim_can_log_free(log);
+        return 1;
+    }
+    return print_log(path, log, &st, dbc_path);
+}
+
+/* What `info` says of a log (frees log and st). */
+static int print_log(const char *path, rtcosim_can_log *log, log_stats *st, const char *dbc_path)
 {
     rtcosim_dbc *dbc = NULL;
     rtcosim_error err;
@@ -181,10 +367,10 @@ int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *db
         (!dbc_path && db_text && rtcosim_dbc_parse(db_text, db_size, db_name, &dbc, &err) !=
                                      RTCOSIM_OK)) {
         rtcosim_can_log_free(log);
+        stats_free(st);
         return cli_fail_error(&err);
     }
     size_t n = rtcosim_can_log_count(log);
-    const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
     rtcosim_can_log_format f = rtcosim_can_log_source(log);
     printf("%-20s %s (%s)\n", "CAN log", path, rtcosim_can_log_format_name(f));
     if (db_text)
@@ -198,54 +384,14 @@ int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *db
     for (size_t b = 0; b < rtcosim_can_log_bus_count(log); b++)
         printf(" %s", rtcosim_can_log_bus_name(log, b));
     printf("\n");
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
-    id_stats *ids = malloc((n ? n : 1) * sizeof *ids);
-    if (!order || !ids) {
-        free(order);
-        free(ids);
-        rtcosim_can_log_free(log);
-        rtcosim_dbc_free(dbc);
-        return cli_fail("info: %s: out of memory", path);
-    }
-    rtcosim_time_ns first = 0, last = 0;
-    for (size_t i = 0; i < n; i++) {
-        order[i] = i;
-        if (i == 0 || r[i].time < first)
-            first = r[i].time;
-        if (i == 0 || r[i].time > last)
-            last = r[i].time;
-    }
     if (n)
-        printf("%-20s %.6f s to %.6f s (%.6f s)\n", "time", rtcosim_time_to_seconds(first),
-               rtcosim_time_to_seconds(last), rtcosim_time_to_seconds(last - first));
-    qsort_r(order, n, sizeof *order, by_key_then_time, (void *)r);
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        const rtcosim_can_log_record *x = &r[order[i]];
-        id_stats *s = count ? &ids[count - 1] : NULL;
-        if (!s || key_of(x) != key_of(&r[order[i - 1]])) {
-            s = &ids[count++];
-            *s = (id_stats){.bus = x->bus, .id = x->id, .extended = x->extended,
-                            .format = x->format, .min_size = x->size, .max_size = x->size,
-                            .first = x->time, .last = x->time, .min_gap = -1, .max_gap = -1};
-        } else {
-            rtcosim_time_ns gap = x->time - s->last;
-            if (s->min_gap < 0 || gap < s->min_gap)
-                s->min_gap = gap;
-            if (gap > s->max_gap)
-                s->max_gap = gap;
-            s->last = x->time;
-        }
-        s->frames++;
-        if (x->size < s->min_size)
-            s->min_size = x->size;
-        if (x->size > s->max_size)
-            s->max_size = x->size;
-    }
+        printf("%-20s %.6f s to %.6f s (%.6f s)\n", "time", rtcosim_time_to_seconds(st->first),
+               rtcosim_time_to_seconds(st->last), rtcosim_time_to_seconds(st->last - st->first));
+    qsort(st->ids, st->count, sizeof *st->ids, by_key);
     printf("\n%-12s %-8s %-8s %-24s %8s %7s %12s %12s %12s\n", "id", "bus", "format", "message",
            "frames", "bytes", "period ms", "min ms", "max ms");
-    for (size_t i = 0; i < count; i++) {
-        const id_stats *s = &ids[i];
+    for (size_t i = 0; i < st->count; i++) {
+        const id_stats *s = &st->ids[i];
         char id[24], bytes[16], period[24] = "-", lo[24] = "-", hi[24] = "-";
         id_text(id, sizeof id, s->id, s->extended);
         const rtcosim_dbc_message *m = dbc ? rtcosim_dbc_find_frame(dbc, s->id, s->extended) : NULL;
@@ -264,15 +410,10 @@ int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *db
                m ? m->name : (dbc ? "(not in the DBC)" : "-"), s->frames, bytes, period, lo, hi);
     }
     /* diagnostic traffic on the OBD / UDS ids: where its messages are read */
-    rtcosim_isotp tp;
-    if (rtcosim_isotp_reassemble(log, rtcosim_isotp_obd_ids, 4, &tp, &err) == RTCOSIM_OK) {
-        if (tp.count)
-            printf("\n%-20s %zu messages on the OBD/UDS ids (0x7DF, 0x7E0-0x7EF, 0x18DA/0x18DB"
-                   "xxxx): rtcosim can isotp %s\n", "ISO-TP", tp.count, path);
-        rtcosim_isotp_free(&tp);
-    }
-    free(order);
-    free(ids);
+    if (st->tp.count)
+        printf("\n%-20s %zu messages on the OBD/UDS ids (0x7DF, 0x7E0-0x7EF, 0x18DA/0x18DB"
+               "xxxx): rtcosim can isotp %s\n", "ISO-TP", st->tp.count, path);
+    stats_free(st);
     rtcosim_can_log_free(log);
     rtcosim_dbc_free(dbc);
     return 0;

@@ -402,6 +402,12 @@ def test_a_long_log_converts_and_decodes_a_frame_at_a_time(cli, tmpdir_private):
                     % (1700000000 + i // 10000, (i % 10000) * 100, cid, i & 0xFF, (i >> 8) & 0xFF))
     size_kb = os.path.getsize(log) // 1024
     assert size_kb > 25 * 1024
+    # `info` streams too: per id its frames and period (every 3rd frame is
+    # one id's: 200 000 frames, 0.3 ms apart)
+    assert peak_kb([cli, "info", log]) < 32 * 1024
+    info = subprocess.run([cli, "info", log], check=True, capture_output=True, text=True).stdout
+    assert "frames               600000 on 1 bus: can0" in info
+    assert re.search(r"0x0C0 +can0 +classic +- +200000 +8 +0\.300 +0\.300 +0\.300", info), info
     for ext in ("blf", "mf4", "asc"):
         out = os.path.join(tmpdir_private, "long." + ext)
         kb = peak_kb([cli, "can", "convert", log, out])
