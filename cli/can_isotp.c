@@ -129,7 +129,9 @@ static void usage(FILE *out)
             "  (TIME) BUS ID [LENGTH] DESCRIPTION: PAYLOAD\n"
             "TIME the completing frame's (the log's own seconds, as candump -l), DESCRIPTION\n"
             "the UDS (ISO 14229) or OBD service in words (a response with the time from\n"
-            "its request's last frame to its own first: the server's P2), PAYLOAD its\n"
+            "its request's last frame to its own first: the server's P2; a response is\n"
+            "paired with its request by the ids, 0x7E8+k with 0x7E0+k or 0x7DF,\n"
+            "0x18DAttss with 0x18DAsstt or 0x18DB33tt, else by service), PAYLOAD its\n"
             "bytes in hex. Flow\n"
             "Control frames are read over; transfers left incomplete and frames that fit\n"
             "none are counted on standard error.\n"
@@ -148,28 +150,125 @@ static void usage(FILE *out)
             "  --help              this text\n");
 }
 
+/* The requests not yet answered, so that a response finds its own and
+ * tells how long the server took (P2: from the request's last frame to the
+ * response's first). Paired by the addressing of ISO 15765-4 and ISO
+ * 14229-2's normal fixed addressing: a response on 0x7E8 + k answers a
+ * physical request on 0x7E0 + k (generally, an 11-bit response id answers a
+ * request 8 below it, as OBD and most UDS id pairs go) or a functional one on
+ * 0x7DF; a 29-bit response 0x18DA<tester><server> answers 0x18DA<server>
+ * <tester> or a functional 0x18DB33<tester>; with extended addressing a
+ * response's id ends in its request's address byte and its address byte is
+ * the request id's last byte (0x6F1 [12] -> 0x612 [F1]). Only when no request of the
+ * service came on a paired id is the bus's latest request of that service
+ * taken (addressing schemes of their own, e.g. extended addressing). A
+ * physical request is answered once (a Response Pending keeps it open), a
+ * functional one by every server until the next of its service. */
+#define OPEN_REQUESTS 64u
+
+typedef struct request {
+    uint32_t bus, id;
+    bool extended, functional;
+    uint8_t service;
+    int address; /* the request's address byte (extended addressing), -1 none */
+    rtcosim_time_ns ended;
+} request;
+
+typedef struct requests {
+    request open[OPEN_REQUESTS];
+    size_t count;
+} requests;
+
+static bool is_functional(uint32_t id, bool extended)
+{
+    return extended ? (id & 0xFFFF00u) == 0xDB3300u : id == 0x7DF;
+}
+
+static void request_open(requests *q, const rtcosim_isotp_message *m, uint8_t service,
+                         rtcosim_time_ns ended)
+{
+    size_t k = 0;
+    while (k < q->count && !(q->open[k].bus == m->bus && q->open[k].id == m->id &&
+                             q->open[k].extended == m->extended &&
+                             q->open[k].service == service && q->open[k].address == m->address))
+        k++;
+    if (k == q->count) {
+        if (q->count == OPEN_REQUESTS) /* the oldest goes */
+            memmove(q->open, q->open + 1, --q->count * sizeof *q->open);
+        k = q->count++;
+    }
+    q->open[k] = (request){.bus = m->bus, .id = m->id, .extended = m->extended,
+                           .functional = is_functional(m->id, m->extended), .service = service,
+                           .address = m->address, .ended = ended};
+}
+
+/* Does request q pair with a response on id (extended; its address byte,
+ * -1 none) by the addressing? */
+static bool paired(const request *q, uint32_t id, bool extended, int address)
+{
+    if (q->extended != extended)
+        return false;
+    if (q->address >= 0 && address >= 0) /* extended addressing: each names the other */
+        return (int)(id & 0xFF) == q->address && address == (int)(q->id & 0xFF);
+    if (!extended)
+        return q->functional ? id >= 0x7E8 && id <= 0x7EF : q->id + 8 == id;
+    uint32_t tester = id >> 8 & 0xFF, server = id & 0xFF;
+    if ((id & 0xFF0000u) != 0xDA0000u)
+        return false;
+    return q->functional ? (q->id & 0xFF) == tester
+                         : (q->id & 0xFFFFFFu) == (0xDA0000u | server << 8 | tester);
+}
+
+/* The request a response (first frame at `start`) answers, or NULL. */
+static request *request_of(requests *q, const rtcosim_isotp_message *m, uint8_t service,
+                           rtcosim_time_ns start)
+{
+    request *by_id = NULL, *by_service = NULL;
+    for (size_t k = 0; k < q->count; k++) {
+        request *c = &q->open[k];
+        if (c->bus != m->bus || c->service != service || c->ended > start)
+            continue;
+        if (paired(c, m->id, m->extended, m->address) && (!by_id || c->ended > by_id->ended))
+            by_id = c;
+        if (!by_service || c->ended > by_service->ended)
+            by_service = c;
+    }
+    if (by_id)
+        return by_id;
+    /* (no paired request: an addressing of its own, taken by service, unless
+     * the response's id follows the pairing, whose request is then missing) */
+    bool conventional = m->address < 0 && (m->extended ? (m->id & 0xFF0000u) == 0xDA0000u
+                                                       : m->id >= 0x7E8 && m->id <= 0x7EF);
+    return conventional ? NULL : by_service;
+}
+
+static void request_close(requests *q, request *r)
+{
+    size_t k = (size_t)(r - q->open);
+    memmove(q->open + k, q->open + k + 1, (q->count - k - 1) * sizeof *q->open);
+    q->count--;
+}
+
 /* One message: a trace line, or (csv) a row of time, bus, id, address,
- * length, service, the response's P2 in ms, the payload in hex. pending:
- * per bus and service, when its last unanswered request ended (INT64_MIN:
- * none; at [bus * 256 + service]), so that a response tells how long the
- * server took (P2: from the request's last frame to the response's first).
- */
+ * length, service, the response's P2 in ms, the payload in hex. */
 static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_message *m,
-                          rtcosim_time_ns origin, rtcosim_time_ns *pending, bool csv,
-                          FILE *out)
+                          rtcosim_time_ns origin, requests *pending, bool csv, FILE *out)
 {
     const rtcosim_can_log_record *recs = rtcosim_can_log_records(log), *r = &recs[m->record];
     char time[RTCOSIM_FORMAT_MAX], what[160], p2[32] = "";
     rtcosim_format_time(r->time - origin, time);
     uint8_t service;
     rtcosim_uds_kind kind = rtcosim_uds_classify(m->data, m->size, &service);
-    rtcosim_time_ns *ended = &pending[(size_t)m->bus * 256 + service];
     if (kind == RTCOSIM_UDS_REQUEST) {
-        *ended = r->time;
-    } else if (kind != RTCOSIM_UDS_UNKNOWN && *ended != INT64_MIN) {
-        snprintf(p2, sizeof p2, "%.3f", (double)(recs[m->first_record].time - *ended) / 1e6);
-        if (kind != RTCOSIM_UDS_PENDING) /* (the final response is still to come) */
-            *ended = INT64_MIN;
+        request_open(pending, m, service, r->time);
+    } else if (kind != RTCOSIM_UDS_UNKNOWN) {
+        rtcosim_time_ns start = recs[m->first_record].time;
+        request *q = request_of(pending, m, service, start);
+        if (q) {
+            snprintf(p2, sizeof p2, "%.3f", (double)(start - q->ended) / 1e6);
+            if (kind != RTCOSIM_UDS_PENDING && !q->functional) /* (answered) */
+                request_close(pending, q);
+        }
     }
     rtcosim_uds_describe(m->data, m->size, what, sizeof what);
     if (csv) {
@@ -237,12 +336,9 @@ int cli_can_isotp(int argc, char **argv)
     if (rc == 0) {
         rtcosim_time_ns origin = relative && rtcosim_can_log_count(log)
                                      ? rtcosim_can_log_records(log)[0].time : 0;
-        size_t slots = (rtcosim_can_log_bus_count(log) + 1) * 256;
-        rtcosim_time_ns *pending = malloc(slots * sizeof *pending);
+        requests *pending = calloc(1, sizeof *pending);
         if (!pending)
             rc = cli_fail("out of memory");
-        for (size_t k = 0; pending && k < slots; k++)
-            pending[k] = INT64_MIN;
         FILE *out = output ? fopen(output, "w") : stdout;
         if (rc == 0 && !out)
             rc = cli_fail("%s: cannot write the CSV file", output);
