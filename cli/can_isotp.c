@@ -254,15 +254,14 @@ static void request_close(requests *q, request *r)
 static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_message *m,
                           rtcosim_time_ns origin, requests *pending, bool csv, FILE *out)
 {
-    const rtcosim_can_log_record *recs = rtcosim_can_log_records(log), *r = &recs[m->record];
     char time[RTCOSIM_FORMAT_MAX], what[160], p2[32] = "";
-    rtcosim_format_time(r->time - origin, time);
+    rtcosim_format_time(m->time - origin, time);
     uint8_t service;
     rtcosim_uds_kind kind = rtcosim_uds_classify(m->data, m->size, &service);
     if (kind == RTCOSIM_UDS_REQUEST) {
-        request_open(pending, m, service, r->time);
+        request_open(pending, m, service, m->time);
     } else if (kind != RTCOSIM_UDS_UNKNOWN) {
-        rtcosim_time_ns start = recs[m->first_record].time;
+        rtcosim_time_ns start = m->first_time;
         request *q = request_of(pending, m, service, start);
         if (q) {
             snprintf(p2, sizeof p2, "%.3f", (double)(start - q->ended) / 1e6);
@@ -294,6 +293,27 @@ static void print_message(const rtcosim_can_log *log, const rtcosim_isotp_messag
     for (uint32_t k = 0; k < m->size; k++)
         fprintf(out, " %02X", m->data[k]);
     fputc('\n', out);
+}
+
+/* A log read a frame at a time into the reassembler. */
+typedef struct reading {
+    rtcosim_isotp_stream *stream;
+    bool any;
+    rtcosim_time_ns first_time;
+} reading;
+
+static rtcosim_status feed(void *context, const rtcosim_can_log *log,
+                           const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    reading *rd = context;
+    if (!rd->any) {
+        rd->any = true;
+        rd->first_time = r->time;
+    }
+    if (!rtcosim_isotp_add(rd->stream, r, rtcosim_can_log_count(log) - 1))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reassembling ISO-TP "
+                                 "transfers");
+    return RTCOSIM_OK;
 }
 
 int cli_can_isotp(int argc, char **argv)
@@ -328,14 +348,19 @@ int cli_can_isotp(int argc, char **argv)
     size_t id_count = 0;
     rtcosim_can_log *log = NULL;
     if (rc == 0)
-        rc = cli_isotp_open("--ids", spec, address_byte, log_path, &ids, &id_count, &log);
+        rc = cli_isotp_ids_parse("--ids", spec ? spec : "obd", address_byte, &ids, &id_count);
+    /* the log streams: its frames into the reassembler, which keeps the
+     * messages only */
     rtcosim_error err;
     rtcosim_isotp tp = {0};
-    if (rc == 0 && rtcosim_isotp_reassemble(log, ids, id_count, &tp, &err) != RTCOSIM_OK)
+    reading rd = {0};
+    if (rc == 0 && !(rd.stream = rtcosim_isotp_begin(ids, id_count, &tp)))
+        rc = cli_fail("out of memory");
+    if (rc == 0 && rtcosim_can_log_scan(log_path, feed, &rd, &log, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
+    rtcosim_isotp_end(rd.stream);
     if (rc == 0) {
-        rtcosim_time_ns origin = relative && rtcosim_can_log_count(log)
-                                     ? rtcosim_can_log_records(log)[0].time : 0;
+        rtcosim_time_ns origin = relative ? rd.first_time : 0;
         requests *pending = calloc(1, sizeof *pending);
         if (!pending)
             rc = cli_fail("out of memory");

@@ -40,7 +40,9 @@ extern const rtcosim_isotp_ids rtcosim_isotp_obd_ids[4];
  * the payload (a UDS message: its service id first). `frame` is the message
  * as one frame would carry it, for a DBC written for single frames (the OBD
  * and UDS databases: byte 0 the length, the service id at byte 1): the
- * address byte, the length's low byte, then the payload, frame_size bytes. */
+ * address byte, the length's low byte, then the payload, frame_size bytes.
+ * `time` and `first_time` are those records' times (so that a log read a
+ * frame at a time need not keep them). */
 typedef struct rtcosim_isotp_message {
     size_t record, first_record;
     uint32_t bus;
@@ -51,6 +53,7 @@ typedef struct rtcosim_isotp_message {
     const uint8_t *data;
     const uint8_t *frame;
     size_t frame_size;
+    rtcosim_time_ns time, first_time;
 } rtcosim_isotp_message;
 
 typedef struct rtcosim_isotp {

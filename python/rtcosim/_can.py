@@ -30,7 +30,8 @@ class _IsotpMessage(ctypes.Structure):
                 ("bus", ctypes.c_uint32), ("id", ctypes.c_uint32), ("extended", ctypes.c_bool),
                 ("address", ctypes.c_int), ("size", ctypes.c_uint32),
                 ("data", ctypes.POINTER(ctypes.c_uint8)), ("frame", ctypes.POINTER(ctypes.c_uint8)),
-                ("frame_size", ctypes.c_size_t)]
+                ("frame_size", ctypes.c_size_t), ("time", ctypes.c_int64),
+                ("first_time", ctypes.c_int64)]
 
 
 class _Isotp(ctypes.Structure):
@@ -171,7 +172,6 @@ def read_isotp(path, ids=None, extended_addressing=False):
     try:
         err.check(lib.rtcosim_isotp_reassemble(log, spec, len(ranges), ctypes.byref(tp),
                                                ctypes.byref(err)))
-        recs = lib.rtcosim_can_log_records(log)
         buses = [lib.rtcosim_can_log_bus_name(log, i).decode()
                  for i in range(lib.rtcosim_can_log_bus_count(log))]
         words = ctypes.create_string_buffer(256)
@@ -180,8 +180,8 @@ def read_isotp(path, ids=None, extended_addressing=False):
             m = tp.messages[k]
             data = ctypes.string_at(m.data, m.size)
             lib.rtcosim_uds_describe(m.data, m.size, words, len(words))
-            messages.append({"time": recs[m.record].time / 1e9,
-                             "first_time": recs[m.first_record].time / 1e9,
+            messages.append({"time": m.time / 1e9,
+                             "first_time": m.first_time / 1e9,
                              "bus": buses[m.bus], "id": m.id,
                              "address": None if m.address < 0 else m.address, "data": data,
                              "service": words.value.decode("utf-8", "replace")})

@@ -34,6 +34,7 @@ typedef struct transfer {
     bool extended;
     int address;
     size_t first_record;
+    rtcosim_time_ns first_time;
     uint32_t size, have;
     uint8_t next_sn;
     uint8_t rx_dl;
@@ -102,7 +103,7 @@ static bool grow(transfer *t, size_t need)
 
 /* A message out of buf (PREFIX + size bytes, owned by the message now). */
 static bool deliver(state *s, uint8_t *buf, const rtcosim_can_log_record *r, size_t index,
-                    size_t first_record, int address, uint32_t size)
+                    size_t first_record, rtcosim_time_ns first_time, int address, uint32_t size)
 {
     rtcosim_isotp *o = s->out;
     if (!util_array_reserve(&o->messages, o->count, &s->out_cap, sizeof *o->messages, 8))
@@ -114,7 +115,8 @@ static bool deliver(state *s, uint8_t *buf, const rtcosim_can_log_record *r, siz
     o->messages[o->count++] = (rtcosim_isotp_message){
         .record = index, .first_record = first_record, .bus = r->bus, .id = r->id,
         .extended = r->extended, .address = address, .size = size, .data = buf + PREFIX,
-        .frame = buf + skip, .frame_size = PREFIX - skip + size};
+        .frame = buf + skip, .frame_size = PREFIX - skip + size, .time = r->time,
+        .first_time = first_time};
     return true;
 }
 
@@ -142,7 +144,7 @@ static bool single_frame(state *s, const rtcosim_can_log_record *r, size_t index
     if (!buf)
         return false;
     memcpy(buf + PREFIX, p + at, len);
-    if (!deliver(s, buf, r, index, index, address, (uint32_t)len)) {
+    if (!deliver(s, buf, r, index, index, r->time, address, (uint32_t)len)) {
         free(buf);
         return false;
     }
@@ -192,8 +194,8 @@ static bool first_frame(state *s, const rtcosim_can_log_record *r, size_t index,
         return false;
     transfer *t = &s->open[s->count];
     *t = (transfer){.bus = r->bus, .id = r->id, .extended = r->extended, .address = address,
-                    .first_record = index, .size = len, .next_sn = 1, .rx_dl = (uint8_t)rx_dl,
-                    .last = r->time};
+                    .first_record = index, .first_time = r->time, .size = len, .next_sn = 1,
+                    .rx_dl = (uint8_t)rx_dl, .last = r->time};
     size_t n = avail - at;
     if (!grow(t, PREFIX + n)) {
         free(t->buf);
@@ -238,7 +240,7 @@ static bool consecutive_frame(state *s, const rtcosim_can_log_record *r, size_t 
     t->last = r->time;
     if (t->have < t->size)
         return true;
-    if (!deliver(s, t->buf, r, index, t->first_record, address, t->size))
+    if (!deliver(s, t->buf, r, index, t->first_record, t->first_time, address, t->size))
         return false;
     t->buf = NULL; /* (the message's now) */
     close_transfer(s, t, true);

@@ -431,6 +431,15 @@ def test_a_long_log_converts_and_decodes_a_frame_at_a_time(cli, tmpdir_private):
     last = n - 3  # the last 0x0C0 frame
     time = ("%d.%06d" % (1700000000 + last // 10000, (last % 10000) * 100)).rstrip("0")
     assert rows[-1] == [time, repr(((last & 0xFF) | (((last >> 8) & 0xFF) << 8)) * 0.25)]
+    # can isotp streams: the reassembler keeps the messages, not the frames
+    # (0x7E8's frames whose first byte is a Single Frame's PCI, 0x01-0x07
+    # with that many bytes after it: 7 of every 256)
+    iso = subprocess.run([cli, "can", "isotp", log], capture_output=True, text=True)
+    assert iso.returncode == 0, iso.stderr
+    assert "%d ISO-TP messages from 200000 frames" % (7 * (200000 // 256) + sum(
+        1 for k in range(200000 // 256 * 256, 200000) if 1 <= ((3 * k + 2) & 0xFF) <= 7)) \
+        in iso.stderr, iso.stderr
+    assert peak_kb([cli, "can", "isotp", log]) < 32 * 1024
     # with ISO-TP read on 0x7E8 (reassembled in the first pass, a frame at a
     # time): as little memory, and the same rows of the other message
     iso_csv = os.path.join(tmpdir_private, "iso.csv")
