@@ -139,27 +139,70 @@ static void print_isotp_dtcs(const uint8_t *d, size_t n, FILE *out)
     }
 }
 
-static void put_time(const rtcosim_can_log *log, size_t record, rtcosim_time_ns origin,
-                     FILE *out)
+static void put_time(const rtcosim_can_log *log, rtcosim_time_ns time, uint32_t bus,
+                     rtcosim_time_ns origin, FILE *out)
 {
-    char time[RTCOSIM_FORMAT_MAX];
-    const rtcosim_can_log_record *r = &rtcosim_can_log_records(log)[record];
-    rtcosim_format_time(r->time - origin, time);
-    fprintf(out, "(%s) %s", time, rtcosim_can_log_bus_name(log, r->bus));
+    char text[RTCOSIM_FORMAT_MAX];
+    rtcosim_format_time(time - origin, text);
+    fprintf(out, "(%s) %s", text, rtcosim_can_log_bus_name(log, bus));
 }
 
-/* One line to print, in time order: a record index and what it is. */
-typedef enum line_kind { DM_FRAME, DM_SESSION, ISOTP_MESSAGE } line_kind;
-typedef struct line {
-    size_t record;
-    line_kind kind;
-    size_t index; /* into the sessions or the ISO-TP messages */
-} line;
+/* The log read a frame at a time: each frame into the reassemblers, and the
+ * lines in the log's order as their messages complete (a DM1/DM2 single
+ * frame at once, a session or transfer at its last frame). */
+typedef struct reading {
+    rtcosim_j1939_tp tp;
+    rtcosim_isotp iso;
+    rtcosim_j1939_tp_stream *tp_stream;
+    rtcosim_isotp_stream *iso_stream;
+    size_t tp_done, iso_done; /* messages printed (or passed over) so far */
+    bool relative, any;
+    rtcosim_time_ns origin;
+    size_t dm, uds;
+} reading;
 
-static int by_record(const void *a, const void *b)
+static void print_dm_line(reading *rd, const rtcosim_can_log *log, rtcosim_time_ns time,
+                          uint32_t bus, uint32_t id, const uint8_t *d, size_t size)
 {
-    const line *x = a, *y = b;
-    return (x->record > y->record) - (x->record < y->record);
+    put_time(log, time, bus, rd->origin, stdout);
+    printf(" SA 0x%02X %s", (unsigned)(id & 0xFF),
+           rtcosim_j1939_pgn(id) == DM1 ? "DM1 active" : "DM2 previously active");
+    print_dm(d, size, stdout);
+    fputc('\n', stdout);
+    rd->dm++;
+}
+
+static rtcosim_status take(void *context, const rtcosim_can_log *log,
+                           const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    reading *rd = context;
+    size_t i = rtcosim_can_log_count(log) - 1;
+    if (!rd->any) {
+        rd->any = true;
+        rd->origin = rd->relative ? r->time : 0;
+    }
+    if (!rtcosim_j1939_tp_add(rd->tp_stream, r, i) || !rtcosim_isotp_add(rd->iso_stream, r, i))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reassembling the log's "
+                                 "transfers");
+    uint32_t pgn = rtcosim_j1939_pgn(r->id);
+    if (r->extended && !r->remote && (pgn == DM1 || pgn == DM2))
+        print_dm_line(rd, log, r->time, r->bus, r->id, r->data, r->size);
+    for (; rd->tp_done < rd->tp.count; rd->tp_done++) {
+        const rtcosim_j1939_message *m = &rd->tp.messages[rd->tp_done];
+        if (m->pgn == DM1 || m->pgn == DM2) /* (completed at this frame) */
+            print_dm_line(rd, log, r->time, r->bus, m->id, m->data, m->size);
+    }
+    for (; rd->iso_done < rd->iso.count; rd->iso_done++) {
+        const rtcosim_isotp_message *m = &rd->iso.messages[rd->iso_done];
+        if (!carries_dtcs(m->data, m->size))
+            continue;
+        put_time(log, m->time, m->bus, rd->origin, stdout);
+        printf(" %0*X", m->extended ? 8 : 3, (unsigned)m->id);
+        print_isotp_dtcs(m->data, m->size, stdout);
+        fputc('\n', stdout);
+        rd->uds++;
+    }
+    return RTCOSIM_OK;
 }
 
 int cli_can_dtc(int argc, char **argv)
@@ -189,64 +232,23 @@ int cli_can_dtc(int argc, char **argv)
     size_t id_count = 0;
     rtcosim_can_log *log = NULL;
     if (rc == 0)
-        rc = cli_isotp_open("--isotp", spec, address_byte, log_path, &ids, &id_count, &log);
+        rc = cli_isotp_ids_parse("--isotp", spec ? spec : "obd", address_byte, &ids, &id_count);
     rtcosim_error err;
-    rtcosim_j1939_tp tp = {0};
-    rtcosim_isotp iso = {0};
-    line *lines = NULL;
-    if (rc == 0 && (rtcosim_j1939_tp_reassemble(log, &tp, &err) != RTCOSIM_OK ||
-                    rtcosim_isotp_reassemble(log, ids, id_count, &iso, &err) != RTCOSIM_OK))
-        rc = cli_fail_error(&err);
-    size_t n = 0, dm = 0, uds = 0;
-    if (rc == 0 && !(lines = calloc(rtcosim_can_log_count(log) + tp.count + iso.count + 1,
-                                    sizeof *lines)))
+    reading rd = {.relative = relative};
+    if (rc == 0 && (!(rd.tp_stream = rtcosim_j1939_tp_begin(&rd.tp)) ||
+                    !(rd.iso_stream = rtcosim_isotp_begin(ids, id_count, &rd.iso))))
         rc = cli_fail("out of memory");
-    const rtcosim_can_log_record *recs = rc == 0 ? rtcosim_can_log_records(log) : NULL;
-    for (size_t i = 0; rc == 0 && i < rtcosim_can_log_count(log); i++) {
-        uint32_t pgn = rtcosim_j1939_pgn(recs[i].id);
-        if (recs[i].extended && !recs[i].remote && (pgn == DM1 || pgn == DM2))
-            lines[n++] = (line){i, DM_FRAME, 0};
-    }
-    for (size_t k = 0; rc == 0 && k < tp.count; k++)
-        if (tp.messages[k].pgn == DM1 || tp.messages[k].pgn == DM2)
-            lines[n++] = (line){tp.messages[k].record, DM_SESSION, k};
-    for (size_t k = 0; rc == 0 && k < iso.count; k++)
-        lines[n++] = (line){iso.messages[k].record, ISOTP_MESSAGE, k};
-    if (rc == 0)
-        qsort(lines, n, sizeof *lines, by_record);
-    rtcosim_time_ns origin = rc == 0 && relative && rtcosim_can_log_count(log) ? recs[0].time : 0;
-    for (size_t k = 0; rc == 0 && k < n; k++) {
-        const line *l = &lines[k];
-        if (l->kind == ISOTP_MESSAGE) {
-            const rtcosim_isotp_message *m = &iso.messages[l->index];
-            if (!carries_dtcs(m->data, m->size))
-                continue;
-            put_time(log, l->record, origin, stdout);
-            printf(" %0*X", m->extended ? 8 : 3, (unsigned)m->id);
-            print_isotp_dtcs(m->data, m->size, stdout);
-            fputc('\n', stdout);
-            uds++;
-            continue;
-        }
-        bool frame = l->kind == DM_FRAME;
-        uint32_t id = frame ? recs[l->record].id : tp.messages[l->index].id;
-        const uint8_t *d = frame ? recs[l->record].data : tp.messages[l->index].data;
-        size_t size = frame ? recs[l->record].size : tp.messages[l->index].size;
-        put_time(log, l->record, origin, stdout);
-        printf(" SA 0x%02X %s", (unsigned)(id & 0xFF),
-               rtcosim_j1939_pgn(id) == DM1 ? "DM1 active" : "DM2 previously active");
-        print_dm(d, size, stdout);
-        fputc('\n', stdout);
-        dm++;
-    }
+    if (rc == 0 && rtcosim_can_log_scan(log_path, take, &rd, &log, &err) != RTCOSIM_OK)
+        rc = cli_fail_error(&err);
+    rtcosim_j1939_tp_end(rd.tp_stream);
+    rtcosim_isotp_end(rd.iso_stream);
     if (rc == 0 && fflush(stdout) != 0)
         rc = cli_fail("writing standard output failed");
     if (rc == 0)
         fprintf(stderr, "rtcosim: %s: %zu J1939 DM1/DM2 messages, %zu OBD/UDS DTC answers\n",
-                log_path, dm, uds);
-    free(lines);
-    rtcosim_isotp_free(&iso);
-    rtcosim_j1939_tp_free(&tp);
+                log_path, rd.dm, rd.uds);
+    rtcosim_isotp_free(&rd.iso);
+    rtcosim_j1939_tp_free(&rd.tp);
     rtcosim_can_log_free(log);
     free(ids);
     return rc;

@@ -106,16 +106,6 @@ int cli_isotp_option(const char *command, const char *ids_option, int argc, char
     return cli_isotp_addressing(v, address_byte) ? -1 : 1;
 }
 
-int cli_isotp_open(const char *ids_option, const char *spec, bool address_byte,
-                   const char *log_path, rtcosim_isotp_ids **ids, size_t *count,
-                   rtcosim_can_log **log)
-{
-    if (cli_isotp_ids_parse(ids_option, spec ? spec : "obd", address_byte, ids, count))
-        return 1;
-    rtcosim_error err;
-    return rtcosim_can_log_read(log_path, log, &err) != RTCOSIM_OK ? cli_fail_error(&err) : 0;
-}
-
 static void usage(FILE *out)
 {
     fprintf(out,

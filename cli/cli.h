@@ -113,11 +113,5 @@ int cli_isotp_addressing(const char *value, bool *address_byte);
  * them, -1 an error said. */
 int cli_isotp_option(const char *command, const char *ids_option, int argc, char **argv, int *i,
                      const char **spec, bool *address_byte);
-/* The ISO-TP ids of spec (NULL: obd) and the log read: 0, or 1 after saying
- * why. */
-struct rtcosim_can_log;
-int cli_isotp_open(const char *ids_option, const char *spec, bool address_byte,
-                   const char *log_path, struct rtcosim_isotp_ids **ids, size_t *count,
-                   struct rtcosim_can_log **log);
 
 #endif

@@ -440,6 +440,7 @@ def test_a_long_log_converts_and_decodes_a_frame_at_a_time(cli, tmpdir_private):
         1 for k in range(200000 // 256 * 256, 200000) if 1 <= ((3 * k + 2) & 0xFF) <= 7)) \
         in iso.stderr, iso.stderr
     assert peak_kb([cli, "can", "isotp", log]) < 32 * 1024
+    assert peak_kb([cli, "can", "dtc", log]) < 32 * 1024  # (none in it)
     # with ISO-TP read on 0x7E8 (reassembled in the first pass, a frame at a
     # time): as little memory, and the same rows of the other message
     iso_csv = os.path.join(tmpdir_private, "iso.csv")
