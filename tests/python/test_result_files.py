@@ -85,22 +85,27 @@ def test_long_mf4_is_compressed_and_reads_back_bit_for_bit(cli, tmpdir_private):
         assert np.array_equal(r[name], [float(row[i]) for row in rows]), name
 
 
+def long_run_peak_kb(cli, out):
+    """The peak memory (kB) of a 2000 s run of the bouncing ball recorded
+    every 1 ms (2 000 001 rows) into out, conversion at close included."""
+    if "ASAN_OPTIONS" in os.environ:
+        pytest.skip("under AddressSanitizer the peak memory is the sanitizer's")
+    probe = ("import resource, subprocess, sys; "
+             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    return int(subprocess.run([sys.executable, "-c", probe, cli, "simulate",
+                               fmu("BouncingBall-fmi2.fmu"), "--stop-time", "2000",
+                               "--output-interval", "0.001", "-o", out],
+                              check=True, capture_output=True, text=True).stdout)
+
+
 def test_a_long_runs_mf4_is_written_a_row_at_a_time(cli, tmpdir_private):
     """2 000 001 rows (2000 s at 1 ms): the conversion at close reads the
     recorder's CSV a row at a time (twice), so the process's peak memory
     stays far below the rows' (it held every cell as text: 151 MB for this
     run before); the file holds them all."""
-    import sys
-    if "ASAN_OPTIONS" in os.environ:
-        pytest.skip("under AddressSanitizer the peak memory is the sanitizer's")
     out = os.path.join(tmpdir_private, "long.mf4")
-    probe = ("import resource, subprocess, sys; "
-             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    peak_kb = int(subprocess.run([sys.executable, "-c", probe, cli, "simulate",
-                                  fmu("BouncingBall-fmi2.fmu"), "--stop-time", "2000",
-                                  "--output-interval", "0.001", "-o", out],
-                                 check=True, capture_output=True, text=True).stdout)
+    peak_kb = long_run_peak_kb(cli, out)
     assert peak_kb < 48 * 1024, peak_kb
     info = subprocess.run([cli, "info", out], check=True, capture_output=True, text=True).stdout
     assert "1      2000001 0 .. 2000 s" in info, info
@@ -111,17 +116,8 @@ def test_a_long_runs_mat_holds_the_matrix_only(cli, tmpdir_private):
     CSV a row at a time (twice) into data_2, which matio writes without a
     copy, so the peak memory is about the matrix's 48 MB (226 MB before: the
     CSV's cells as text and a copy of the matrix); every row is there."""
-    import sys
-    if "ASAN_OPTIONS" in os.environ:
-        pytest.skip("under AddressSanitizer the peak memory is the sanitizer's")
     out = os.path.join(tmpdir_private, "long.mat")
-    probe = ("import resource, subprocess, sys; "
-             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    peak_kb = int(subprocess.run([sys.executable, "-c", probe, cli, "simulate",
-                                  fmu("BouncingBall-fmi2.fmu"), "--stop-time", "2000",
-                                  "--output-interval", "0.001", "-o", out],
-                                 check=True, capture_output=True, text=True).stdout)
+    peak_kb = long_run_peak_kb(cli, out)
     assert peak_kb < 80 * 1024, peak_kb
     m = loadmat(out)
     data_2 = m["data_2"]
