@@ -97,6 +97,22 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
     return rtcosim_can_log_writer_add(c->w, &x, err);
 }
 
+/* Every frame of IN to take(): streamed from the file, or (loaded: IN read
+ * whole, from a pipe that cannot be read twice) from its records; *meta: what
+ * the scan says of the log (loaded: NULL, the loaded log says it). */
+static rtcosim_status each_frame(convert *c, const rtcosim_can_log *loaded,
+                                 rtcosim_can_log **meta, rtcosim_error *err)
+{
+    if (!loaded)
+        return rtcosim_can_log_scan(c->in, take, c, meta, err);
+    *meta = NULL;
+    const rtcosim_can_log_record *r = rtcosim_can_log_records(loaded);
+    rtcosim_status st = RTCOSIM_OK;
+    for (size_t i = 0; st == RTCOSIM_OK && i < rtcosim_can_log_count(loaded); i++)
+        st = take(c, loaded, &r[i], err);
+    return st;
+}
+
 /* The buses' names for a message: "can0, can1, ..." (at most the first two). */
 static void bus_list(const rtcosim_can_log *log, char *text, size_t size)
 {
@@ -147,71 +163,86 @@ int cli_can_convert(int argc, char **argv)
     convert c = {.in = in, .out = out, .bus = bus, .rate = rate, .fd_rate = fd_rate,
                  .to = rtcosim_can_log_format_of(out), .chosen = -1};
     rtcosim_error err;
-    rtcosim_can_log *log = NULL;
+    /* a pipe cannot be read twice: read whole once (a file streams) */
+    rtcosim_can_log *loaded = NULL, *log = NULL;
+    if (!cli_rereadable(in) && rtcosim_can_log_read(in, &loaded, &err) != RTCOSIM_OK)
+        return cli_fail_error(&err);
+    int rc = 0;
     rtcosim_status st = RTCOSIM_OK;
     if (c.to == RTCOSIM_CAN_LOG_MDF) { /* the frames' number and width first */
         c.counting = true;
-        if (rtcosim_can_log_scan(in, take, &c, &log, &err) != RTCOSIM_OK)
+        if (each_frame(&c, loaded, &log, &err) != RTCOSIM_OK) {
+            rtcosim_can_log_free(loaded);
             return cli_fail_error(&err);
+        }
         c.counting = false;
-        size_t buses = rtcosim_can_log_bus_count(log), b = 0;
+        const rtcosim_can_log *said = log ? log : loaded;
+        size_t buses = rtcosim_can_log_bus_count(said), b = 0;
         if (bus)
-            while (b < buses && strcmp(rtcosim_can_log_bus_name(log, b), bus) != 0)
+            while (b < buses && strcmp(rtcosim_can_log_bus_name(said, b), bus) != 0)
                 b++;
         char names[160];
-        bus_list(log, names, sizeof names);
+        bus_list(said, names, sizeof names);
         rtcosim_can_log_free(log);
         log = NULL;
         if (bus && b == buses)
-            return cli_fail("can convert: %s: no bus '%s' in it (it has %zu)", in, bus, buses);
-        if (!bus && buses > 1)
-            return cli_fail("can convert: %s has frames of %zu buses (%s): name one with --bus",
-                            in, buses, names);
-        c.layout = (rtcosim_can_log_layout){.frames = buses ? c.frames[b] : 0,
-                                            .fd = buses && c.fd[b]};
+            rc = cli_fail("can convert: %s: no bus '%s' in it (it has %zu)", in, bus, buses);
+        else if (!bus && buses > 1)
+            rc = cli_fail("can convert: %s has frames of %zu buses (%s): name one with --bus",
+                          in, buses, names);
+        c.layout = (rtcosim_can_log_layout){.frames = buses && b < buses ? c.frames[b] : 0,
+                                            .fd = buses && b < buses && c.fd[b]};
     }
-    st = rtcosim_can_log_scan(in, take, &c, &log, &err);
-    if (st == RTCOSIM_OK && !c.w && !(bus && c.chosen < 0)) /* no frame to write: an empty log */
-        st = open_writer(&c, bus ? bus : log && rtcosim_can_log_bus_count(log)
-                                              ? rtcosim_can_log_bus_name(log, 0) : "can0", &err);
-    if (st == RTCOSIM_OK && c.w) {
+    if (rc == 0)
+        st = each_frame(&c, loaded, &log, &err);
+    const rtcosim_can_log *said = log ? log : loaded;
+    if (rc == 0 && st == RTCOSIM_OK && !c.w && !(bus && c.chosen < 0)) /* an empty log */
+        st = open_writer(&c, bus ? bus : said && rtcosim_can_log_bus_count(said)
+                                              ? rtcosim_can_log_bus_name(said, 0) : "can0", &err);
+    if (rc == 0 && st == RTCOSIM_OK && c.w) {
         rtcosim_can_log_writer *w = c.w;
         c.w = NULL;
         st = rtcosim_can_log_writer_close(w, &err);
     }
-    if (st != RTCOSIM_OK || (bus && c.chosen < 0)) {
+    if (rc == 0 && (st != RTCOSIM_OK || (bus && c.chosen < 0))) {
         rtcosim_can_log_writer_abort(c.w);
         if (c.opened)
             remove(out); /* (nothing half-written is left) */
-        int rc;
         if (c.second || (bus && c.chosen < 0 && st == RTCOSIM_OK)) {
             /* how many buses the log has: counted for the message */
             rtcosim_can_log_free(log);
             c.counting = true;
             log = NULL;
-            if (rtcosim_can_log_scan(in, take, &c, &log, &err) != RTCOSIM_OK)
-                return cli_fail_error(&err);
-            char names[160];
-            bus_list(log, names, sizeof names);
-            size_t buses = rtcosim_can_log_bus_count(log);
-            rc = bus ? cli_fail("can convert: %s: no bus '%s' in it (it has %zu)", in, bus, buses)
-                     : cli_fail("can convert: %s has frames of %zu buses (%s): name one with "
-                                "--bus", in, buses, names);
+            if (each_frame(&c, loaded, &log, &err) != RTCOSIM_OK) {
+                rc = cli_fail_error(&err);
+            } else {
+                said = log ? log : loaded;
+                char names[160];
+                bus_list(said, names, sizeof names);
+                size_t buses = rtcosim_can_log_bus_count(said);
+                rc = bus ? cli_fail("can convert: %s: no bus '%s' in it (it has %zu)", in, bus,
+                                    buses)
+                         : cli_fail("can convert: %s has frames of %zu buses (%s): name one "
+                                    "with --bus", in, buses, names);
+            }
         } else {
             rc = cli_fail_error(&err);
         }
-        rtcosim_can_log_free(log);
-        return rc;
     }
-    const char *name = bus ? bus : c.chosen >= 0 ? rtcosim_can_log_bus_name(log, (size_t)c.chosen)
-                                                  : rtcosim_can_log_bus_count(log)
-                                                      ? rtcosim_can_log_bus_name(log, 0) : "can0";
-    printf("converted %zu frames of %s from %s (%s) to %s (%s)\n", c.count, name, in,
-           rtcosim_can_log_format_name(rtcosim_can_log_source(log)), out,
-           rtcosim_can_log_format_name(c.to));
-    if (c.remote || rtcosim_can_log_xl_count(log))
-        fprintf(stderr, "rtcosim: warning: %s: %zu remote frames and %zu CAN XL frames left out"
-                " (not carried by the converter)\n", in, c.remote, rtcosim_can_log_xl_count(log));
+    if (rc == 0) {
+        const char *name = bus ? bus
+                           : c.chosen >= 0 ? rtcosim_can_log_bus_name(said, (size_t)c.chosen)
+                           : rtcosim_can_log_bus_count(said) ? rtcosim_can_log_bus_name(said, 0)
+                                                             : "can0";
+        printf("converted %zu frames of %s from %s (%s) to %s (%s)\n", c.count, name, in,
+               rtcosim_can_log_format_name(rtcosim_can_log_source(said)), out,
+               rtcosim_can_log_format_name(c.to));
+        if (c.remote || rtcosim_can_log_xl_count(said))
+            fprintf(stderr, "rtcosim: warning: %s: %zu remote frames and %zu CAN XL frames left "
+                    "out (not carried by the converter)\n", in, c.remote,
+                    rtcosim_can_log_xl_count(said));
+    }
     rtcosim_can_log_free(log);
-    return 0;
+    rtcosim_can_log_free(loaded);
+    return rc;
 }

@@ -75,6 +75,9 @@ int cli_fail_error(const rtcosim_error *err);
 
 /* A CSV field in quotes, quotes inside doubled (RFC 4180, section 2). */
 void cli_put_csv_quoted(const char *text, FILE *out);
+/* Can the file be read again from its start (a regular file; not a pipe or
+ * a terminal)? A command that reads a log twice streams it only then. */
+bool cli_rereadable(const char *path);
 
 /* An --input-column INPUT=COLUMN of COMMAND: *input a malloc'd copy of
  * INPUT, *column what follows the '='; "COMMAND: option --input-column needs

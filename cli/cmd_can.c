@@ -716,10 +716,10 @@ static int run_can(int argc, char **argv)
      * sessions, Fast Packets and ISO-TP transfers are reassembled in the
      * first pass (their messages kept, not their frames). An MDF log that
      * brings its database is read whole (MDF's groups are merged in memory
-     * anyway). */
+     * anyway), as is a log from a pipe, which cannot be read twice. */
     if (rc == 0 && dbc && j1939)
         rtcosim_dbc_set_j1939(dbc);
-    d.streaming = rc == 0 && dbc_path;
+    d.streaming = rc == 0 && dbc_path && cli_rereadable(log_path); /* (a pipe: read once) */
     if (rc == 0 && !d.streaming && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
     if (rc == 0 && !dbc_path) { /* the database the log carries (an MDF log's attachment) */

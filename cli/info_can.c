@@ -325,6 +325,11 @@ int cli_info_can_log(const char *path, const char *dbc_path)
 {
     rtcosim_can_log *log = NULL;
     rtcosim_error err;
+    if (!cli_rereadable(path)) { /* a pipe: read whole once (it may need sorting) */
+        if (rtcosim_can_log_read(path, &log, &err) != RTCOSIM_OK)
+            return cli_fail_error(&err);
+        return cli_info_can_log_read(path, log, dbc_path);
+    }
     log_stats st;
     if (!stats_begin(&st))
         return cli_fail("info: out of memory");

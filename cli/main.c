@@ -136,6 +136,12 @@ int cli_extra_positional(const char *command, const char *what, const char *firs
     return CLI_EXIT_USAGE;
 }
 
+bool cli_rereadable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 void cli_put_csv_quoted(const char *text, FILE *out)
 {
     fputc('"', out);

@@ -475,3 +475,65 @@ def test_can_convert_leaves_no_half_written_file(cli, tmpdir_private):
     r = subprocess.run([cli, "can", "convert", two, out], capture_output=True, text=True)
     assert r.returncode == 1 and "3 buses (can0, can1, ...): name one with --bus" in r.stderr
     assert not os.path.exists(out)
+
+
+def test_a_log_from_a_pipe_is_read_once(cli, tmpdir_private):
+    """A log piped in cannot be read twice: `can decode` (two passes when it
+    streams) and `can convert` to MDF (a counting pass first) read it whole
+    once and give what they give for the file."""
+    from conftest import source
+    log = os.path.join(tmpdir_private, "p.log")
+    with open(log, "w") as f:
+        f.write("(0.001000) can0 0C0#A00F\n(0.002000) can0 0C0#A00F881300000007\n"
+                "(0.003000) can0 0C0#A00F\n")
+    dbc = source("examples", "ecus", "vehicle.dbc")
+
+    def piped(argv):
+        with open(log, "rb") as f:
+            feeder = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
+            r = subprocess.run(argv, stdin=feeder.stdout, capture_output=True, text=True)
+            feeder.stdout.close()
+            feeder.wait()
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    from_file = subprocess.run([cli, "can", "decode", log, "--dbc", dbc], check=True,
+                               capture_output=True, text=True).stdout
+    assert from_file.count("\n") == 4  # header and 3 rows
+    assert piped([cli, "can", "decode", "/dev/stdin", "--dbc", dbc]) == from_file
+    mf4 = os.path.join(tmpdir_private, "p.mf4")
+    piped([cli, "can", "convert", "/dev/stdin", mf4])
+    back = os.path.join(tmpdir_private, "back.log")
+    subprocess.run([cli, "can", "convert", mf4, back], check=True, capture_output=True)
+    with open(back) as f:
+        assert f.read() == ("(0000000000.001000) can0 0C0#A00F\n"
+                            "(0000000000.002000) can0 0C0#A00F881300000007\n"
+                            "(0000000000.003000) can0 0C0#A00F\n")
+
+
+def test_info_of_a_named_pipe_out_of_time_order(cli, tmpdir_private):
+    """`info` streams a file and reads one out of time order again, sorted; a
+    named pipe cannot be read again, so it is read whole once: the same
+    statistics as for the file (0x123 at 1.0, 1.2, 0.9 s: gaps 100 and 200
+    ms, period 150 ms)."""
+    import threading
+    text = ("(1.000000) can0 123#11\n(1.500000) can0 124#22\n(1.200000) can0 123#33\n"
+            "(0.900000) can0 123#44\n")
+    path = os.path.join(tmpdir_private, "f.log")
+    with open(path, "w") as f:
+        f.write(text)
+    from_file = subprocess.run([cli, "info", path], check=True, capture_output=True,
+                               text=True).stdout
+    fifo = os.path.join(tmpdir_private, "fifo.log")
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "w") as f:
+            f.write(text)
+    writer = threading.Thread(target=feed)
+    writer.start()
+    from_fifo = subprocess.run([cli, "info", fifo], check=True, capture_output=True,
+                               text=True, timeout=30).stdout
+    writer.join()
+    assert from_fifo == from_file.replace(path, fifo)
+    assert re.search(r"0x123 +can0 +classic +- +3 +1 +150\.000 +100\.000 +200\.000", from_file)
