@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "rtcosim/can_log.h"
@@ -121,13 +120,6 @@ static void bus_list(const rtcosim_can_log *log, char *text, size_t size)
              n > 1 ? rtcosim_can_log_bus_name(log, 1) : "", n > 2 ? ", ..." : "");
 }
 
-/* IN and OUT one file? (OUT is written while IN is read.) */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat x, y;
-    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
-
 int cli_can_convert(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *bus = NULL;
@@ -158,7 +150,7 @@ int cli_can_convert(int argc, char **argv)
                         " NAME])");
     if (fd_rate < rate)
         return cli_fail("can convert: --fd-bitrate %u is below --bitrate %u", fd_rate, rate);
-    if (same_file(in, out))
+    if (cli_same_file(in, out)) /* (OUT is written while IN is read) */
         return cli_fail("can convert: %s is both IN and OUT (give another name for OUT)", in);
     convert c = {.in = in, .out = out, .bus = bus, .rate = rate, .fd_rate = fd_rate,
                  .to = rtcosim_can_log_format_of(out), .chosen = -1};

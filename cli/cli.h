@@ -78,6 +78,8 @@ void cli_put_csv_quoted(const char *text, FILE *out);
 /* Can the file be read again from its start (a regular file; not a pipe or
  * a terminal)? A command that reads a log twice streams it only then. */
 bool cli_rereadable(const char *path);
+/* Are a and b one existing file (the same inode)? */
+bool cli_same_file(const char *a, const char *b);
 
 /* An --input-column INPUT=COLUMN of COMMAND: *input a malloc'd copy of
  * INPUT, *column what follows the '='; "COMMAND: option --input-column needs

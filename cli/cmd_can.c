@@ -696,6 +696,10 @@ static int run_can(int argc, char **argv)
                                                 strcasecmp(log_path + path_len - 4, ".mf4")))))
         rc = cli_fail("can decode: give a LOG and --dbc FILE (usage: rtcosim can decode LOG "
                       "--dbc FILE [-o CSV]; an .mf4 bus log may carry its own)");
+    /* (the log is read again while the output is written) */
+    if (rc == 0 && out && cli_same_file(log_path, out))
+        rc = cli_fail("can decode: %s is both the LOG and the output (give another name for -o)",
+                      log_path);
     rtcosim_isotp_ids *iso_ids = NULL;
     size_t iso_id_count = 0;
     if (rc == 0 && iso_spec)

@@ -142,6 +142,12 @@ bool cli_rereadable(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+bool cli_same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 void cli_put_csv_quoted(const char *text, FILE *out)
 {
     fputc('"', out);

@@ -451,6 +451,11 @@ def test_a_long_log_converts_and_decodes_a_frame_at_a_time(cli, tmpdir_private):
         assert list(csv.reader(f)) == rows
 
 
+def dbc_path():
+    from conftest import source
+    return source("examples", "ecus", "vehicle.dbc")
+
+
 def test_can_convert_leaves_no_half_written_file(cli, tmpdir_private):
     log = os.path.join(tmpdir_private, "bad.log")
     with open(log, "w") as f:
@@ -466,6 +471,12 @@ def test_can_convert_leaves_no_half_written_file(cli, tmpdir_private):
         f.write("(0.001000) can0 123#11\n")
     r = subprocess.run([cli, "can", "convert", good, good], capture_output=True, text=True)
     assert r.returncode == 1 and "good.log is both IN and OUT" in r.stderr, r.stderr
+    with open(good) as f:
+        assert f.read() == "(0.001000) can0 123#11\n"
+    # nor can decode write its CSV over the log it reads (twice)
+    r = subprocess.run([cli, "can", "decode", good, "--dbc", dbc_path(), "-o", good],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "good.log is both the LOG and the output" in r.stderr, r.stderr
     with open(good) as f:
         assert f.read() == "(0.001000) can0 123#11\n"
     # two buses and no --bus: nothing written either
