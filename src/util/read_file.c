@@ -2,7 +2,6 @@
  * read_file.h). Setup-time code only: the readers call it once per file,
  * never while a run steps. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,17 +12,12 @@
 
 #include "util/read_file.h"
 
-rtcosim_status util_read_file(const char *path, const char *label, const char *kind,
-                              char **data, size_t *size, rtcosim_error *err)
+/* The rest of f into a malloc'd buffer (messages as util_read_file's). */
+static rtcosim_status read_all(FILE *f, const char *label, const char *kind, char **data,
+                               size_t *size, rtcosim_error *err)
 {
-    *data = NULL;
-    *size = 0;
     const char *space = kind ? " " : "";
     kind = kind ? kind : "";
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
-                                 "%s: cannot open%s%s: %s", label, space, kind, strerror(errno));
     char *buffer = NULL;
     size_t used = 0, cap = 0;
     rtcosim_status st = RTCOSIM_OK;
@@ -47,7 +41,6 @@ rtcosim_status util_read_file(const char *path, const char *label, const char *k
             break;
         }
     }
-    fclose(f);
     if (st != RTCOSIM_OK) {
         free(buffer);
         return st;
@@ -57,27 +50,47 @@ rtcosim_status util_read_file(const char *path, const char *label, const char *k
     return RTCOSIM_OK;
 }
 
+rtcosim_status util_read_file(const char *path, const char *label, const char *kind,
+                              char **data, size_t *size, rtcosim_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
+                                 "%s: cannot open%s%s: %s", label, kind ? " " : "",
+                                 kind ? kind : "", strerror(errno));
+    rtcosim_status st = read_all(f, label, kind, data, size, err);
+    fclose(f);
+    return st;
+}
+
 rtcosim_status util_file_view_open(const char *path, const char *label, const char *kind,
                                    util_file_view *view, rtcosim_error *err)
 {
     *view = (util_file_view){0};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* opened once: a named pipe opened a second time would wait for a
+     * writer that has gone */
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
+                                 "%s: cannot open%s%s: %s", label, kind ? " " : "",
+                                 kind ? kind : "", strerror(errno));
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uintmax_t)st.st_size <= SIZE_MAX) {
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
         if (p != MAP_FAILED) {
-            close(fd);
+            fclose(f);
             (void)madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL); /* (read ahead, drop behind) */
             *view = (util_file_view){.data = p, .size = (size_t)st.st_size, .mapped = true};
             return RTCOSIM_OK;
         }
     }
-    if (fd >= 0)
-        close(fd);
     char *data = NULL;
     size_t size = 0;
-    rtcosim_status s = util_read_file(path, label, kind, &data, &size, err);
+    rtcosim_status s = read_all(f, label, kind, &data, &size, err);
+    fclose(f);
     if (s == RTCOSIM_OK)
         *view = (util_file_view){.data = data, .size = size};
     return s;
