@@ -3,6 +3,7 @@
  * database, one CSV row per decoded frame with every signal's latest value
  * in columns bus.MESSAGE.SIGNAL, optionally plotted. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,10 @@ typedef struct decoder {
     const char **units;  /* per column: its signal's (the database's), or NULL */
     bool *selected;      /* per column */
     size_t bus_slots;    /* buses the blocks have room for */
+    /* the blocks by (bus, message): index + 1 in a table of slot_cap (a
+     * power of two) entries, 0 empty, at most half full */
+    size_t *slots;
+    size_t slot_cap;
     uint64_t unknown;
     uint64_t unknown_parts;      /* contained PDUs of header ids the database lacks */
     bool container_overrun;      /* a container frame's header ran past its end (said once) */
@@ -133,6 +138,7 @@ static void decoder_free(decoder *d)
     for (size_t b = 0; d->blocks && b < d->block_count; b++)
         free(d->blocks[b].part_first);
     free(d->blocks);
+    free(d->slots);
     free(d->block_of);
     can_transport_free(&d->tr);
 }
@@ -195,6 +201,42 @@ static size_t block_width(const rtcosim_dbc *dbc, block *bl)
     return width;
 }
 
+static size_t slot_of(const decoder *d, uint32_t bus, const rtcosim_dbc_message *m)
+{
+    uint64_t key = (uint64_t)(uintptr_t)m ^ (uint64_t)bus * 0x9E3779B97F4A7C15ull;
+    size_t h = (size_t)((key * 0xBF58476D1CE4E5B9ull) >> 20) & (d->slot_cap - 1);
+    while (d->slots[h] && !(d->blocks[d->slots[h] - 1].bus == bus &&
+                            d->blocks[d->slots[h] - 1].message == m))
+        h = (h + 1) & (d->slot_cap - 1);
+    return h;
+}
+
+/* The block of (bus, m), SIZE_MAX when none. */
+static size_t find_block(const decoder *d, uint32_t bus, const rtcosim_dbc_message *m)
+{
+    if (!d->slot_cap)
+        return SIZE_MAX;
+    size_t h = slot_of(d, bus, m);
+    return d->slots[h] ? d->slots[h] - 1 : SIZE_MAX;
+}
+
+/* Room in the table for one more block; false out of memory. */
+static bool room_for_block(decoder *d)
+{
+    if (2 * (d->block_count + 1) <= d->slot_cap)
+        return true;
+    size_t cap = d->slot_cap ? 2 * d->slot_cap : 64;
+    size_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return false;
+    free(d->slots);
+    d->slots = slots;
+    d->slot_cap = cap;
+    for (size_t b = 0; b < d->block_count; b++)
+        d->slots[slot_of(d, d->blocks[b].bus, d->blocks[b].message)] = b + 1;
+    return true;
+}
+
 /* The block of record i (r) in the log: its (bus, message) block, added at
  * its first frame (*out SIZE_MAX: not decoded); 0, or 1 after saying why. */
 static int classify(decoder *d, const rtcosim_can_log_record *r, size_t i, size_t *out)
@@ -215,10 +257,12 @@ static int classify(decoder *d, const rtcosim_can_log_record *r, size_t i, size_
         d->unknown += !m;
         return 0;
     }
-    size_t b = 0;
-    while (b < d->block_count && !(d->blocks[b].bus == r->bus && d->blocks[b].message == m))
-        b++;
-    if (b == d->block_count) {
+    size_t b = find_block(d, r->bus, m);
+    if (b == SIZE_MAX) {
+        if (!room_for_block(d))
+            return cli_fail("out of memory");
+        b = d->block_count;
+        d->slots[slot_of(d, r->bus, m)] = b + 1;
         block *bl = &d->blocks[d->block_count++];
         *bl = (block){.bus = r->bus, .message = m, .first = d->columns};
         size_t width = block_width(d->dbc, bl);
@@ -448,9 +492,7 @@ static rtcosim_status emit_frame(void *context, const rtcosim_can_log *log,
     can_message_view v;
     if (can_transport_at(&d->tr, r, i, &v) >= 0 && !r->remote) {
         const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, v.id, v.extended);
-        for (size_t k = 0; m && k < d->block_count && b == SIZE_MAX; k++)
-            if (d->blocks[k].bus == r->bus && d->blocks[k].message == m)
-                b = k;
+        b = m ? find_block(d, r->bus, m) : SIZE_MAX;
         if (m && b == SIZE_MAX)
             return (d->rc = cli_fail("can decode: %s changed while it was read (a frame of %s "
                                      "the first pass did not see)", d->log_path, m->name)),
