@@ -33,7 +33,7 @@ typedef struct convert {
     uint32_t rate, fd_rate;
     rtcosim_can_log_format to;
     bool counting;              /* the counting pass: frames[] and fd[] per bus */
-    size_t frames[64], remotes[64];
+    size_t frames[64];
     bool fd[64];
     rtcosim_can_log_layout layout;
     long chosen;                /* the bus written; -1 not seen yet */
@@ -57,7 +57,6 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
     convert *c = context;
     if (c->counting) {
         c->frames[r->bus] += !r->remote;
-        c->remotes[r->bus] += r->remote;
         c->fd[r->bus] = c->fd[r->bus] || r->format == RTCOSIM_CAN_FORMAT_FD;
         return RTCOSIM_OK;
     }

@@ -207,32 +207,15 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
 
 int cli_can_dtc(int argc, char **argv)
 {
-    const char *log_path = NULL, *spec = NULL;
-    bool address_byte = false, relative = false;
-    int rc = 0, taken;
-    for (int i = 2; i < argc && rc == 0; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--relative-time") == 0) {
-            relative = true;
-        } else if ((taken = cli_isotp_option("can dtc", "--isotp", argc, argv, &i, &spec,
-                                             &address_byte)) != 0) {
-            rc = taken < 0;
-        } else if (a[0] == '-' && a[1]) {
-            rc = cli_unknown_option("can dtc", a, usage);
-        } else {
-            rc = cli_positional("can dtc", "log", &log_path, argv, i);
-        }
-    }
-    if (rc == 0 && !log_path)
-        rc = cli_fail("can dtc: give a LOG (usage: rtcosim can dtc LOG [--isotp SPEC])");
-    rtcosim_isotp_ids *ids = NULL;
-    size_t id_count = 0;
+    cli_isotp_args args;
+    int rc = cli_isotp_args_parse("can dtc", "--isotp", false, argc, argv, usage, &args);
+    if (rc < 0)
+        return 0;
+    const char *log_path = args.log_path;
+    bool relative = args.relative;
+    rtcosim_isotp_ids *ids = args.ids;
+    size_t id_count = args.id_count;
     rtcosim_can_log *log = NULL;
-    if (rc == 0)
-        rc = cli_isotp_ids_parse("--isotp", spec ? spec : "obd", address_byte, &ids, &id_count);
     rtcosim_error err;
     reading rd = {.relative = relative};
     if (rc == 0 && (!(rd.tp_stream = rtcosim_j1939_tp_begin(&rd.tp)) ||

@@ -306,39 +306,53 @@ static rtcosim_status feed(void *context, const rtcosim_can_log *log,
     return RTCOSIM_OK;
 }
 
-int cli_can_isotp(int argc, char **argv)
+int cli_isotp_args_parse(const char *command, const char *ids_option, bool takes_output,
+                         int argc, char **argv, void (*usage)(FILE *), cli_isotp_args *out)
 {
-    const char *log_path = NULL, *spec = NULL, *output = NULL;
-    bool address_byte = false, relative = false;
+    *out = (cli_isotp_args){0};
+    bool address_byte = false;
     int rc = 0, taken;
     for (int i = 2; i < argc && rc == 0; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            return 0;
+            return -1;
         } else if (strcmp(a, "--relative-time") == 0) {
-            relative = true;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            out->relative = true;
+        } else if (takes_output && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
             if (i + 1 >= argc)
-                rc = cli_fail("can isotp: option %s needs a value", a);
+                rc = cli_fail("%s: option %s needs a value", command, a);
             else
-                output = argv[++i];
-        } else if ((taken = cli_isotp_option("can isotp", "--ids", argc, argv, &i, &spec,
+                out->output = argv[++i];
+        } else if ((taken = cli_isotp_option(command, ids_option, argc, argv, &i, &out->spec,
                                              &address_byte)) != 0) {
             rc = taken < 0;
         } else if (a[0] == '-' && a[1]) {
-            rc = cli_unknown_option("can isotp", a, usage);
+            rc = cli_unknown_option(command, a, usage);
         } else {
-            rc = cli_positional("can isotp", "log", &log_path, argv, i);
+            rc = cli_positional(command, "log", &out->log_path, argv, i);
         }
     }
-    if (rc == 0 && !log_path)
-        rc = cli_fail("can isotp: give a LOG (usage: rtcosim can isotp LOG [--ids SPEC])");
-    rtcosim_isotp_ids *ids = NULL;
-    size_t id_count = 0;
-    rtcosim_can_log *log = NULL;
+    if (rc == 0 && !out->log_path)
+        rc = cli_fail("%s: give a LOG (usage: rtcosim %s LOG [%s SPEC])", command, command,
+                      ids_option);
     if (rc == 0)
-        rc = cli_isotp_ids_parse("--ids", spec ? spec : "obd", address_byte, &ids, &id_count);
+        rc = cli_isotp_ids_parse(ids_option, out->spec ? out->spec : "obd", address_byte,
+                                 &out->ids, &out->id_count);
+    return rc;
+}
+
+int cli_can_isotp(int argc, char **argv)
+{
+    cli_isotp_args args;
+    int rc = cli_isotp_args_parse("can isotp", "--ids", true, argc, argv, usage, &args);
+    if (rc < 0)
+        return 0;
+    const char *log_path = args.log_path, *spec = args.spec, *output = args.output;
+    bool relative = args.relative;
+    rtcosim_isotp_ids *ids = args.ids;
+    size_t id_count = args.id_count;
+    rtcosim_can_log *log = NULL;
     /* the log streams: its frames into the reassembler, which keeps the
      * messages only */
     rtcosim_error err;

@@ -118,5 +118,18 @@ int cli_isotp_addressing(const char *value, bool *address_byte);
  * them, -1 an error said. */
 int cli_isotp_option(const char *command, const char *ids_option, int argc, char **argv, int *i,
                      const char **spec, bool *address_byte);
+/* The command line `can isotp` and `can dtc` share (argv[2] on): LOG,
+ * ids_option SPEC, --isotp-addressing, --relative-time and, when `output`
+ * is not NULL, -o/--output F into *output; the ids parsed (default obd)
+ * into *ids (free() them). 0, 1 after saying why, or -1 after --help (the
+ * usage printed: exit 0). */
+typedef struct cli_isotp_args {
+    const char *log_path, *spec, *output;
+    bool relative;
+    struct rtcosim_isotp_ids *ids;
+    size_t id_count;
+} cli_isotp_args;
+int cli_isotp_args_parse(const char *command, const char *ids_option, bool takes_output,
+                         int argc, char **argv, void (*usage)(FILE *), cli_isotp_args *out);
 
 #endif

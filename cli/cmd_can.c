@@ -14,6 +14,7 @@
 #include "rtcosim/can_log.h"
 #include "rtcosim/dbc.h"
 #include "can_transport.h"
+#include "key_index.h"
 #include "rtcosim/log.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/results.h"
@@ -102,16 +103,12 @@ typedef struct decoder {
     const rtcosim_dbc *dbc;
     const char *log_path;
     block *blocks;
-    size_t block_count, columns;
+    size_t block_count, block_cap, columns;
     size_t *block_of;    /* per record, SIZE_MAX: not decoded */
     char **names;        /* per column */
     const char **units;  /* per column: its signal's (the database's), or NULL */
     bool *selected;      /* per column */
-    size_t bus_slots;    /* buses the blocks have room for */
-    /* the blocks by (bus, message): index + 1 in a table of slot_cap (a
-     * power of two) entries, 0 empty, at most half full */
-    size_t *slots;
-    size_t slot_cap;
+    key_index by_message; /* the blocks by (bus, message): block_key */
     uint64_t unknown;
     uint64_t unknown_parts;      /* contained PDUs of header ids the database lacks */
     bool container_overrun;      /* a container frame's header ran past its end (said once) */
@@ -138,7 +135,7 @@ static void decoder_free(decoder *d)
     for (size_t b = 0; d->blocks && b < d->block_count; b++)
         free(d->blocks[b].part_first);
     free(d->blocks);
-    free(d->slots);
+    key_index_free(&d->by_message);
     free(d->block_of);
     can_transport_free(&d->tr);
 }
@@ -201,40 +198,10 @@ static size_t block_width(const rtcosim_dbc *dbc, block *bl)
     return width;
 }
 
-static size_t slot_of(const decoder *d, uint32_t bus, const rtcosim_dbc_message *m)
+/* A block's key: the message's address above its bus (under 64: six bits). */
+static uint64_t block_key(uint32_t bus, const rtcosim_dbc_message *m)
 {
-    uint64_t key = (uint64_t)(uintptr_t)m ^ (uint64_t)bus * 0x9E3779B97F4A7C15ull;
-    size_t h = (size_t)((key * 0xBF58476D1CE4E5B9ull) >> 20) & (d->slot_cap - 1);
-    while (d->slots[h] && !(d->blocks[d->slots[h] - 1].bus == bus &&
-                            d->blocks[d->slots[h] - 1].message == m))
-        h = (h + 1) & (d->slot_cap - 1);
-    return h;
-}
-
-/* The block of (bus, m), SIZE_MAX when none. */
-static size_t find_block(const decoder *d, uint32_t bus, const rtcosim_dbc_message *m)
-{
-    if (!d->slot_cap)
-        return SIZE_MAX;
-    size_t h = slot_of(d, bus, m);
-    return d->slots[h] ? d->slots[h] - 1 : SIZE_MAX;
-}
-
-/* Room in the table for one more block; false out of memory. */
-static bool room_for_block(decoder *d)
-{
-    if (2 * (d->block_count + 1) <= d->slot_cap)
-        return true;
-    size_t cap = d->slot_cap ? 2 * d->slot_cap : 64;
-    size_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return false;
-    free(d->slots);
-    d->slots = slots;
-    d->slot_cap = cap;
-    for (size_t b = 0; b < d->block_count; b++)
-        d->slots[slot_of(d, d->blocks[b].bus, d->blocks[b].message)] = b + 1;
-    return true;
+    return (uint64_t)(uintptr_t)m << 6 | bus;
 }
 
 /* The block of record i (r) in the log: its (bus, message) block, added at
@@ -257,12 +224,19 @@ static int classify(decoder *d, const rtcosim_can_log_record *r, size_t i, size_
         d->unknown += !m;
         return 0;
     }
-    size_t b = find_block(d, r->bus, m);
+    size_t b = key_index_find(&d->by_message, block_key(r->bus, m));
     if (b == SIZE_MAX) {
-        if (!room_for_block(d))
-            return cli_fail("out of memory");
         b = d->block_count;
-        d->slots[slot_of(d, r->bus, m)] = b + 1;
+        if (b == d->block_cap) {
+            size_t cap = d->block_cap ? 2 * d->block_cap : 16;
+            block *grown = realloc(d->blocks, cap * sizeof *grown);
+            if (!grown)
+                return cli_fail("out of memory");
+            d->blocks = grown;
+            d->block_cap = cap;
+        }
+        if (!key_index_add(&d->by_message, block_key(r->bus, m), b))
+            return cli_fail("out of memory");
         block *bl = &d->blocks[d->block_count++];
         *bl = (block){.bus = r->bus, .message = m, .first = d->columns};
         size_t width = block_width(d->dbc, bl);
@@ -280,9 +254,6 @@ static rtcosim_status classify_frame(void *context, const rtcosim_can_log *log,
     decoder *d = context;
     size_t b;
     (void)err;
-    if (rtcosim_can_log_bus_count(log) > d->bus_slots)
-        return (d->rc = cli_fail("can decode: %s: more buses than the first pass saw",
-                                 d->log_path)), RTCOSIM_ECANCELED;
     size_t i = rtcosim_can_log_count(log) - 1;
     if ((d->rc = can_transport_add(&d->tr, r, i)) != 0 || (d->rc = classify(d, r, i, &b)) != 0)
         return RTCOSIM_ECANCELED;
@@ -293,11 +264,6 @@ static rtcosim_status classify_frame(void *context, const rtcosim_can_log *log,
  * the selection. */
 static int decoder_init(decoder *d, const char *const *signals, size_t signal_count)
 {
-    /* (a block per bus and message at most: a log has at most 64 buses) */
-    d->bus_slots = d->streaming ? 64 : rtcosim_can_log_bus_count(d->log);
-    d->blocks = calloc(d->bus_slots * rtcosim_dbc_message_count(d->dbc) + 1, sizeof *d->blocks);
-    if (!d->blocks)
-        return cli_fail("out of memory");
     if (can_transport_begin(&d->tr, d->dbc))
         return 1;
     if (d->streaming) {
@@ -492,7 +458,7 @@ static rtcosim_status emit_frame(void *context, const rtcosim_can_log *log,
     can_message_view v;
     if (can_transport_at(&d->tr, r, i, &v) >= 0 && !r->remote) {
         const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, v.id, v.extended);
-        b = m ? find_block(d, r->bus, m) : SIZE_MAX;
+        b = m ? key_index_find(&d->by_message, block_key(r->bus, m)) : SIZE_MAX;
         if (m && b == SIZE_MAX)
             return (d->rc = cli_fail("can decode: %s changed while it was read (a frame of %s "
                                      "the first pass did not see)", d->log_path, m->name)),

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "info_system.h"
+#include "key_index.h"
 #include "rtcosim/can_log.h"
 #include "rtcosim/isotp.h"
 #include "rtcosim/dbc.h"
@@ -154,48 +155,13 @@ static uint64_t key_of(const rtcosim_can_log_record *r)
 typedef struct log_stats {
     id_stats *ids;
     size_t count, cap;
-    size_t *slots; /* index + 1 of ids, 0 empty; slot_cap a power of two */
-    size_t slot_cap;
+    key_index by_key; /* ids by their key */
     size_t frames;
     rtcosim_time_ns first, last;
     bool out_of_order;
     rtcosim_isotp tp;
     rtcosim_isotp_stream *iso;
 } log_stats;
-
-static size_t slot_of(const log_stats *st, uint64_t key)
-{
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (st->slot_cap - 1);
-    while (st->slots[h] && st->ids[st->slots[h] - 1].key != key)
-        h = (h + 1) & (st->slot_cap - 1);
-    return h;
-}
-
-/* Room for one more identifier (the table at most half full); false out of
- * memory. */
-static bool grow(log_stats *st)
-{
-    if (st->count == st->cap) {
-        size_t cap = st->cap ? 2 * st->cap : 64;
-        id_stats *ids = realloc(st->ids, cap * sizeof *ids);
-        if (!ids)
-            return false;
-        st->ids = ids;
-        st->cap = cap;
-    }
-    if (2 * (st->count + 1) <= st->slot_cap)
-        return true;
-    size_t cap = st->slot_cap ? 2 * st->slot_cap : 128;
-    size_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return false;
-    free(st->slots);
-    st->slots = slots;
-    st->slot_cap = cap;
-    for (size_t i = 0; i < st->count; i++)
-        st->slots[slot_of(st, st->ids[i].key)] = i + 1;
-    return true;
-}
 
 /* One frame; false out of memory. */
 static bool take(log_stats *st, const rtcosim_can_log_record *x, size_t index)
@@ -208,21 +174,25 @@ static bool take(log_stats *st, const rtcosim_can_log_record *x, size_t index)
         st->last = x->time;
     st->frames++;
     uint64_t key = key_of(x);
-    if (!st->slot_cap && !grow(st))
-        return false;
-    size_t h = slot_of(st, key);
+    size_t at = key_index_find(&st->by_key, key);
     id_stats *s;
-    if (!st->slots[h]) {
-        if (!grow(st))
+    if (at == SIZE_MAX) {
+        if (st->count == st->cap) {
+            size_t cap = st->cap ? 2 * st->cap : 64;
+            id_stats *ids = realloc(st->ids, cap * sizeof *ids);
+            if (!ids)
+                return false;
+            st->ids = ids;
+            st->cap = cap;
+        }
+        if (!key_index_add(&st->by_key, key, st->count))
             return false;
-        h = slot_of(st, key); /* (the table may have grown) */
-        s = &st->ids[st->count];
-        st->slots[h] = ++st->count;
+        s = &st->ids[st->count++];
         *s = (id_stats){.key = key, .bus = x->bus, .id = x->id, .extended = x->extended,
                         .format = x->format, .min_size = x->size, .max_size = x->size,
                         .first = x->time, .last = x->time, .min_gap = -1, .max_gap = -1};
     } else {
-        s = &st->ids[st->slots[h] - 1];
+        s = &st->ids[at];
         rtcosim_time_ns gap = x->time - s->last;
         if (gap < 0)
             st->out_of_order = true;
@@ -251,7 +221,7 @@ static void stats_free(log_stats *st)
     rtcosim_isotp_end(st->iso);
     rtcosim_isotp_free(&st->tp);
     free(st->ids);
-    free(st->slots);
+    key_index_free(&st->by_key);
     *st = (log_stats){0};
 }
 

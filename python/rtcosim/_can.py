@@ -108,7 +108,7 @@ def read_can_log(path):
             raw = np.ctypeslib.as_array(ctypes.cast(lib.rtcosim_can_log_records(log),
                                                     ctypes.POINTER(ctypes.c_uint8)),
                                         shape=(n * ctypes.sizeof(_Record),))
-            rec = np.frombuffer(raw.tobytes(), dtype=np.dtype({
+            rec = raw.view(np.dtype({  # (read in place: the fields are copied out below)
                 "names": [f[0] for f in _Record._fields_],
                 "formats": ["<i8", "<u4", "<u4", "?", "?", "u1", ("u1", (64,)), "<i4", "u1", "u1"],
                 "offsets": [getattr(_Record, f[0]).offset for f in _Record._fields_],
@@ -138,8 +138,8 @@ def read_can_log(path):
 
 def _id_ranges(ids):
     """ids: an int, a (first, last) pair or a list of them; ints over 0x7FF are 29-bit."""
-    if ids is None:
-        return [(0x7DF, 0x7DF), (0x7E0, 0x7EF), (0x18DA0000, 0x18DAFFFF), (0x18DB0000, 0x18DBFFFF)]
+    if ids is None:  # the library's own table of the OBD ids
+        return [(e.first, e.last) for e in (_IsotpIds * 4).in_dll(lib, "rtcosim_isotp_obd_ids")]
     if isinstance(ids, (int, np.integer)) or (isinstance(ids, tuple) and len(ids) == 2
                                                and all(isinstance(v, (int, np.integer)) for v in ids)):
         ids = [ids]
