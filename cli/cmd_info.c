@@ -294,10 +294,9 @@ static int run_info(int argc, char **argv)
         /* an MDF 4 bus log (CAN_DataFrame records) as a CAN log, else a
          * measurement */
         rtcosim_error err;
-        rtcosim_can_log *log = NULL;
-        if (rtcosim_can_log_read(fmu, &log, &err) == RTCOSIM_OK) {
+        int rc = cli_info_can_log_try(fmu, dbc, &err);
+        if (rc != -1) {
             /* (and the signals a measurement logged beside the frames) */
-            int rc = cli_info_can_log_read(fmu, log, dbc);
             if (rc == 0 && rtcosim_results_print_mdf_signals(fmu, stdout, &err) != RTCOSIM_OK)
                 rc = cli_fail_error(&err);
             return rc;

@@ -291,33 +291,39 @@ static int print_log(const char *path, rtcosim_can_log *log, log_stats *st, cons
 /* A log file streams: a frame at a time into the statistics (a log of
  * gigabytes in the memory of a short one); read whole and sorted only when
  * it is out of time order. */
-int cli_info_can_log(const char *path, const char *dbc_path)
+int cli_info_can_log_try(const char *path, const char *dbc_path, rtcosim_error *err)
 {
     rtcosim_can_log *log = NULL;
-    rtcosim_error err;
     if (!cli_rereadable(path)) { /* a pipe: read whole once (it may need sorting) */
-        if (rtcosim_can_log_read(path, &log, &err) != RTCOSIM_OK)
-            return cli_fail_error(&err);
+        if (rtcosim_can_log_read(path, &log, err) != RTCOSIM_OK)
+            return -1;
         return cli_info_can_log_read(path, log, dbc_path);
     }
     log_stats st;
     if (!stats_begin(&st))
         return cli_fail("info: out of memory");
-    rtcosim_status s = rtcosim_can_log_scan(path, take_frame, &st, &log, &err);
+    rtcosim_status s = rtcosim_can_log_scan(path, take_frame, &st, &log, err);
     if (s != RTCOSIM_OK) {
         stats_free(&st);
-        return cli_fail_error(&err);
+        return -1;
     }
     if (st.out_of_order) {
         stats_free(&st);
         rtcosim_can_log_free(log);
-        if (rtcosim_can_log_read(path, &log, &err) != RTCOSIM_OK)
-            return cli_fail_error(&err);
+        if (rtcosim_can_log_read(path, &log, err) != RTCOSIM_OK)
+            return -1;
         return cli_info_can_log_read(path, log, dbc_path);
     }
     rtcosim_isotp_end(st.iso);
     st.iso = NULL;
     return print_log(path, log, &st, dbc_path);
+}
+
+int cli_info_can_log(const char *path, const char *dbc_path)
+{
+    rtcosim_error err;
+    int rc = cli_info_can_log_try(path, dbc_path, &err);
+    return rc == -1 ? cli_fail_error(&err) : rc;
 }
 
 int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *dbc_path)

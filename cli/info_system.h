@@ -30,6 +30,8 @@ bool cli_info_is_dbc(const char *path);
 bool cli_info_is_can_log(const char *path);
 int cli_info_dbc(const char *path);
 int cli_info_can_log(const char *path, const char *dbc_path);
+/* The same, printing nothing when the log cannot be read: -1 (err set). */
+int cli_info_can_log_try(const char *path, const char *dbc_path, rtcosim_error *err);
 /* The same of a log read already (freed here). */
 int cli_info_can_log_read(const char *path, rtcosim_can_log *log, const char *dbc_path);
 

@@ -4,9 +4,17 @@
  * NMEA 2000 Fast Packets on every PGN of its ranges; isotp.c:
  * ISO-TP on every id, with and without an address byte, each message then
  * described as UDS by uds.c): any bytes give frames or a one-line error,
- * never a crash, an overread or a leak. */
+ * never a crash, an overread or a leak. The same bytes streamed from a file
+ * (rtcosim_can_log_scan: an MDF log's groups merged by time as they are
+ * read) give the same frames in the same order, or fail too (after the
+ * frames before the fault). */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "rtcosim/can_log.h"
 #include "rtcosim/isotp.h"
@@ -38,11 +46,60 @@ static void fast_packets_all(const rtcosim_can_log *log)
         rtcosim_j1939_tp_free(&fp);
 }
 
+/* The frames a scan gives, checked one by one against the log read whole. */
+typedef struct compare {
+    const rtcosim_can_log *whole;
+    size_t next;
+} compare;
+
+static rtcosim_status same_frame(void *context, const rtcosim_can_log *log,
+                                 const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    (void)err;
+    compare *c = context;
+    if (!c->whole)
+        return RTCOSIM_OK; /* (it fails whole: a stream gives what comes before the fault) */
+    if (c->next >= rtcosim_can_log_count(c->whole))
+        __builtin_trap(); /* more frames streamed than read whole */
+    const rtcosim_can_log_record *w = &rtcosim_can_log_records(c->whole)[c->next++];
+    const char *a = rtcosim_can_log_bus_name(log, r->bus), *b =
+        rtcosim_can_log_bus_name(c->whole, w->bus);
+    if (r->time != w->time || r->id != w->id || r->extended != w->extended ||
+        r->remote != w->remote || r->size != w->size || r->line != w->line ||
+        r->format != w->format || r->flags != w->flags || memcmp(r->data, w->data, r->size) ||
+        !a || !b || strcmp(a, b))
+        __builtin_trap(); /* streamed otherwise than read whole */
+    return RTCOSIM_OK;
+}
+
+/* Stream the bytes from a file (a memfd's /proc path) and compare. */
+static void scan_compare(const uint8_t *data, size_t size, const rtcosim_can_log *whole)
+{
+    int fd = memfd_create("fuzz_can_log", 0);
+    if (fd < 0)
+        return;
+    if (write(fd, data, size) == (ssize_t)size) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        compare c = {whole, 0};
+        rtcosim_can_log *log = NULL;
+        rtcosim_error err;
+        rtcosim_status st = rtcosim_can_log_scan(path, same_frame, &c, &log, &err);
+        if ((st == RTCOSIM_OK) != (whole != NULL) ||
+            (whole && c.next != rtcosim_can_log_count(whole)))
+            __builtin_trap(); /* one way read, the other not, or frames missing */
+        rtcosim_can_log_free(log);
+    }
+    close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rtcosim_can_log *log = NULL;
     rtcosim_error err;
-    if (rtcosim_can_log_parse((const char *)data, size, "fuzz.log", &log, &err) == RTCOSIM_OK) {
+    rtcosim_status parsed = rtcosim_can_log_parse((const char *)data, size, "fuzz.log", &log, &err);
+    scan_compare(data, size, parsed == RTCOSIM_OK ? log : NULL);
+    if (parsed == RTCOSIM_OK) {
         rtcosim_j1939_tp tp;
         if (rtcosim_j1939_tp_reassemble(log, &tp, &err) == RTCOSIM_OK)
             rtcosim_j1939_tp_free(&tp);

@@ -92,7 +92,7 @@ typedef struct rtcosim_can_log rtcosim_can_log; /* opaque */
  * the frames of every CAN_DataFrame and CAN_RemoteFrame channel group
  * (bus channel N: bus "canN-1"; none: "can0") in time order, error frames
  * read over; structures, fixed and variable-length byte arrays, any data
- * blocks (src/results/mdf_bus.c); a record's `line` is its frame's number. BLF: the frames of CAN_MESSAGE,
+ * blocks (src/results/mdf_bus_read.c); a record's `line` is its frame's number. BLF: the frames of CAN_MESSAGE,
  * CAN_MESSAGE2, CAN_FD_MESSAGE, CAN_FD_MESSAGE_64 and CAN_XL_CHANNEL_FRAME
  * objects (channel N: bus "canN-1"), stored or zlib-compressed containers,
  * other objects read over; errors name the file and a byte offset, and a
@@ -111,8 +111,9 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
 /* Streaming: reads the log at path as rtcosim_can_log_read does but gives
  * each frame to `frame` in the log's order instead of keeping it (a log of
  * any length in the memory of one line or BLF container; a file is mapped,
- * not copied; an MDF bus log is read whole first, since its groups are
- * merged by time). `frame` gets the log so far (its buses by name); a
+ * not copied; an MDF bus log a data block at a time, its groups merged by
+ * time in a second pass over the file, or read whole and sorted when a
+ * group's own frames are out of time order). `frame` gets the log so far (its buses by name); a
  * status other than RTCOSIM_OK stops the read and is returned. *out then
  * holds what the log says besides its frames (buses, count, CAN XL count,
  * source, database); rtcosim_can_log_records gives NULL. */

@@ -73,16 +73,14 @@ static char *text_of(rd *r, uint64_t at)
 }
 
 /* A DZ block's data inflated (and transposed back) onto out. */
-static rtcosim_status inflate_dz(rd *r, uint64_t at, const blk *b, bytes *out)
+static rtcosim_status inflate_dz(rd *r, uint64_t at, const uint8_t *data, size_t size, bytes *out)
 {
-    if (b->size < 24 || !((b->data[0] == 'D' && b->data[1] == 'T') ||
-                          (b->data[0] == 'S' && b->data[1] == 'D')))
+    if (size < 24 || !((data[0] == 'D' && data[1] == 'T') || (data[0] == 'S' && data[1] == 'D')))
         return mdf_fail(r, "a DZ block without its header or not of DT or SD data", at);
-    uint8_t type = b->data[2];
-    uint32_t columns = le_get32(b->data + 4);
-    uint64_t original = le_get64(b->data + 8), packed = le_get64(b->data + 16);
-    if (type > 1 || packed > b->size - 24 || original > MDF_MAX_BYTES ||
-        (type == 1 && columns == 0))
+    uint8_t type = data[2];
+    uint32_t columns = le_get32(data + 4);
+    uint64_t original = le_get64(data + 8), packed = le_get64(data + 16);
+    if (type > 1 || packed > size - 24 || original > MDF_MAX_BYTES || (type == 1 && columns == 0))
         return mdf_fail(r, "a DZ block of an unknown kind or with sizes past it", at);
     if (original == 0)
         return RTCOSIM_OK; /* no records */
@@ -91,7 +89,7 @@ static rtcosim_status inflate_dz(rd *r, uint64_t at, const blk *b, bytes *out)
     if (st != RTCOSIM_OK)
         return st;
     uLongf got = (uLongf)original;
-    if (uncompress(out->p + start, &got, b->data + 24, (uLong)packed) != Z_OK || got != original)
+    if (uncompress(out->p + start, &got, data + 24, (uLong)packed) != Z_OK || got != original)
         return mdf_fail(r, "a DZ block whose deflate data are corrupt", at);
     size_t lines = type == 1 ? (size_t)original / columns : 0, whole = lines * columns;
     if (lines > 1) { /* transposed: the first lines x columns bytes column by column */
@@ -107,9 +105,29 @@ static rtcosim_status inflate_dz(rd *r, uint64_t at, const blk *b, bytes *out)
     return RTCOSIM_OK;
 }
 
-/* The data behind a DG's data link (DT, DZ, DL, HL) appended to out;
- * depth bounds lists in lists, and steps every block visited. */
-static rtcosim_status gather(rd *r, uint64_t at, bytes *out, int depth, size_t *steps)
+rtcosim_status mdf4_block_bytes(rd *r, const mdf_block_ref *b, bytes *out)
+{
+    return b->dz ? inflate_dz(r, b->at, b->data, b->size, out)
+                 : mdf_append(r, out, b->data, b->size);
+}
+
+static rtcosim_status add_block(rd *r, mdf_block_list *l, uint64_t at, const blk *b, bool dz)
+{
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        mdf_block_ref *p = realloc(l->blocks, cap * sizeof *p);
+        if (!p)
+            return mdf_oom(r);
+        l->blocks = p;
+        l->cap = cap;
+    }
+    l->blocks[l->count++] = (mdf_block_ref){.at = at, .data = b->data, .size = b->size, .dz = dz};
+    return RTCOSIM_OK;
+}
+
+/* The blocks behind a data link (DT, DV, SD, DZ; DL and HL lists walked)
+ * appended to l; depth bounds lists in lists, and steps every block visited. */
+static rtcosim_status list_blocks(rd *r, uint64_t at, mdf_block_list *l, int depth, size_t *steps)
 {
     while (at) {
         if (++*steps > r->n / 24 + 1 || depth > 4)
@@ -120,19 +138,42 @@ static rtcosim_status gather(rd *r, uint64_t at, bytes *out, int depth, size_t *
         if (st != RTCOSIM_OK)
             return st;
         if (strcmp(kind, "DT") == 0 || strcmp(kind, "DV") == 0 || strcmp(kind, "SD") == 0)
-            return mdf_append(r, out, b.data, b.size);
+            return add_block(r, l, at, &b, false);
         if (strcmp(kind, "DZ") == 0)
-            return inflate_dz(r, at, &b, out);
+            return add_block(r, l, at, &b, true);
         if (strcmp(kind, "HL") == 0)
-            return gather(r, link_at(&b, 0), out, depth + 1, steps);
+            return list_blocks(r, link_at(&b, 0), l, depth + 1, steps);
         if (strcmp(kind, "DL") != 0)
             return mdf_fail(r, "a data link to a block that holds no records", at);
         for (uint64_t k = 1; k < b.nlinks; k++)
-            if ((st = gather(r, link_at(&b, k), out, depth + 1, steps)) != RTCOSIM_OK)
+            if ((st = list_blocks(r, link_at(&b, k), l, depth + 1, steps)) != RTCOSIM_OK)
                 return st;
         at = link_at(&b, 0); /* the next DL */
     }
     return RTCOSIM_OK;
+}
+
+rtcosim_status mdf4_data_blocks(rd *r, uint64_t at, mdf_block_list *out)
+{
+    size_t steps = 0;
+    *out = (mdf_block_list){0};
+    rtcosim_status st = list_blocks(r, at, out, 0, &steps);
+    if (st != RTCOSIM_OK) {
+        free(out->blocks);
+        *out = (mdf_block_list){0};
+    }
+    return st;
+}
+
+/* The data behind a data link appended to out. */
+static rtcosim_status gather(rd *r, uint64_t at, bytes *out)
+{
+    mdf_block_list l;
+    rtcosim_status st = mdf4_data_blocks(r, at, &l);
+    for (size_t i = 0; st == RTCOSIM_OK && i < l.count; i++)
+        st = mdf4_block_bytes(r, &l.blocks[i], out);
+    free(l.blocks);
+    return st;
 }
 
 /* A channel's conversion; other kinds than none, linear, rational and
@@ -303,29 +344,6 @@ static rtcosim_status bus_channel(rd *r, const blk *b, chan *c, group *g, int de
     return RTCOSIM_OK;
 }
 
-/* A variable-length channel's stream: its SD blocks, or the records of the
- * VLSD channel group (of g[0..ng)) its data link names. */
-static rtcosim_status bus_stream(rd *r, chan *c, group *g, size_t ng)
-{
-    blk b;
-    char kind[3];
-    rtcosim_status st = block(r, c->data_link, NULL, kind, &b);
-    if (st != RTCOSIM_OK)
-        return st;
-    if (strcmp(kind, "CG") == 0) {
-        for (size_t k = 0; k < ng && !c->stream; k++)
-            if (g[k].at == c->data_link && g[k].vlsd)
-                c->stream = &g[k].stream;
-        return c->stream ? RTCOSIM_OK
-                         : mdf_fail(r, "a VLSD channel group not in its channel's data group",
-                                    c->data_link);
-    }
-    size_t visits = 0;
-    st = gather(r, c->data_link, &c->sd, 0, &visits);
-    c->stream = &c->sd;
-    return st;
-}
-
 /* One data group: its channel groups appended to *groups. */
 static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t *ng)
 {
@@ -360,20 +378,24 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         return st;
     if (id_size == 0 && *ng - first > 1)
         return mdf_fail(r, "several channel groups in a data group without record ids", at);
+    for (size_t k = first; k < *ng; k++) {
+        (*groups)[k].dg_at = at;
+        (*groups)[k].id_size = id_size;
+        (*groups)[k].data_link = link_at(&dg, 2);
+    }
+    if (r->bus) /* (its records are read a block at a time: mdf_bus_read.c) */
+        return RTCOSIM_OK;
+    bool channels = false;
+    for (size_t k = first; k < *ng; k++)
+        channels = channels || (*groups)[k].nchan > ((*groups)[k].master >= 0);
+    if (r->channels_only && !channels)
+        return RTCOSIM_OK;
     bytes data = {0};
-    size_t visits = 0;
-    st = gather(r, link_at(&dg, 2), &data, 0, &visits);
+    st = gather(r, link_at(&dg, 2), &data);
     if (st == RTCOSIM_OK && *ng > first)
         st = mdf_find_records(r, at, id_size, false, *groups + first, *ng - first, &data);
     for (size_t k = first; st == RTCOSIM_OK && k < *ng; k++)
-        for (size_t i = 0; st == RTCOSIM_OK && i < (*groups)[k].nchan; i++)
-            if ((*groups)[k].chans[i].raw == 2)
-                st = bus_stream(r, &(*groups)[k].chans[i], *groups + first, *ng - first);
-    for (size_t k = first; st == RTCOSIM_OK && k < *ng; k++)
         st = mdf_group_values(r, &(*groups)[k], &data);
-    for (size_t k = first; k < *ng; k++) /* (the streams are read: no pointers kept) */
-        for (size_t i = 0; i < (*groups)[k].nchan; i++)
-            (*groups)[k].chans[i].stream = NULL;
     free(data.p);
     return st;
 }

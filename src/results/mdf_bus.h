@@ -37,10 +37,12 @@ rtcosim_status mdf_bus_writer_add(mdf_bus_writer *w, const rtcosim_can_log_entry
 rtcosim_status mdf_bus_writer_close(mdf_bus_writer *w, bool ok, size_t *xl_left_out,
                                     rtcosim_error *err);
 
-/* A frame of a bus log: its time from the measurement's start (s), bus
+/* A frame of a bus log: its number in the file (from 1, the groups' frames
+ * one group after another), its time from the measurement's start (s), bus
  * channel (when its group has BusChannel: has_channel), identifier (29
  * bits), and its fields; data: min(length, 64) bytes. */
 typedef struct mdf_can_frame {
+    size_t number;
     double time;
     bool has_channel;
     unsigned channel;
@@ -53,7 +55,11 @@ typedef struct mdf_can_frame {
 
 /* What a log holds besides its CAN frames, and when it starts. */
 typedef struct mdf_bus_info {
-    size_t error_frames;               /* CAN error frames (read over) */
+    bool error_frames;                 /* CAN error frames (read over) */
+    /* by time (mdf_bus_read): the frames came merged in time order, and
+     * before the first: how many, whether one is on bus channel 0 */
+    bool by_time, channel_zero;
+    size_t frames;
     int64_t start_ns;                  /* ns since 1970 UTC; 0 unknown */
     /* A DBC embedded in the file (an AT block of a .dbc file name, as
      * CANoe and asammdf attach the database to a bus log), malloc'd and
@@ -63,10 +69,14 @@ typedef struct mdf_bus_info {
 } mdf_bus_info;
 
 /* Every frame of an MDF 4 file's CAN_DataFrame and CAN_RemoteFrame channel
- * groups to fn in the groups' order (each group's frames in its order);
- * fn's error ends the walk. Errors name the file (path) and what is wrong,
- * such as an MDF file that holds no CAN frames. */
-rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path,
+ * groups to fn, read a data block at a time (memory does not grow with the
+ * file): in the groups' order (each group's frames in its order), or with
+ * by_time, when each group's frames are in time order, merged in time order
+ * (ties: the earlier group first) after a first pass has checked every
+ * frame (info->by_time set; false: no frame given, read in the groups'
+ * order and sort). fn's error ends the walk. Errors name the file (path)
+ * and what is wrong, such as an MDF file that holds no CAN frames. */
+rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path, bool by_time,
                             rtcosim_status (*fn)(void *context, const mdf_can_frame *frame,
                                                  rtcosim_error *err),
                             void *context, mdf_bus_info *info, rtcosim_error *err);

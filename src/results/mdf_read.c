@@ -203,8 +203,7 @@ static double half_to_double(uint16_t h)
     return h & 0x8000 ? -v : v;
 }
 
-/* Channel c's value in record rec (record index k, inval: its invalidation bytes). */
-static double value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t k)
+double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t k)
 {
     if ((c->flags & 2) && inval && (inval[c->inval_pos / 8] >> (c->inval_pos % 8) & 1))
         return NAN;
@@ -246,19 +245,11 @@ void mdf_group_free(group *g)
         free(g->chans[i].name);
         free(g->chans[i].unit);
         free(g->chans[i].cc.tab);
-        free(g->chans[i].sd.p);
         if (g->values)
             free(g->values[i]);
-        if (g->raw)
-            free(g->raw[i]);
-        if (g->raw_len)
-            free(g->raw_len[i]);
     }
     free(g->chans);
     free(g->values);
-    free(g->raw);
-    free(g->raw_len);
-    free(g->stream.p);
     free(g->offsets);
     free(g->time);
 }
@@ -308,41 +299,11 @@ rtcosim_status mdf_find_records(rd *r, uint64_t dg_at, uint8_t id_size, bool id_
             break; /* a record cut short at the end: the records before it count */
         if (!hit->vlsd)
             st = add_offset(r, hit, pos);
-        else if (r->bus) /* a VLSD group's records: what its channel's offsets point into */
-            st = mdf_append(r, &hit->stream, data->p + pos, size);
         if (size == 0 && id_size == 0)
             break; /* records of no bytes: none read */
         pos += size;
     }
     return st;
-}
-
-/* A byte-array channel's records: their first MDF_RAW_MAX bytes and
- * lengths (a variable-length one's through its stream). */
-static rtcosim_status raw_values(rd *r, group *g, size_t i, const bytes *data)
-{
-    const chan *c = &g->chans[i];
-    size_t count = g->count ? g->count : 1;
-    if (!(g->raw[i] = calloc(count, MDF_RAW_MAX)) ||
-        !(g->raw_len[i] = calloc(count, sizeof(uint32_t))))
-        return mdf_oom(r);
-    for (size_t k = 0; k < g->count; k++) {
-        const uint8_t *rec = data->p + g->offsets[k] + c->byte_offset, *from = rec;
-        uint64_t len = c->bits / 8;
-        if (c->raw == 2) {
-            uint64_t at = le_get64(rec);
-            const bytes *s = c->stream;
-            if (!s || at > s->len || s->len - at < 4 || s->len - at - 4 < le_get32(s->p + at))
-                return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: channel '%s': record %zu"
-                                         " points past its variable-length data", r->path,
-                                         c->name, k + 1);
-            len = le_get32(s->p + at);
-            from = s->p + at + 4;
-        }
-        g->raw_len[i][k] = (uint32_t)len;
-        memcpy(g->raw[i] + k * MDF_RAW_MAX, from, len < MDF_RAW_MAX ? len : MDF_RAW_MAX);
-    }
-    return RTCOSIM_OK;
 }
 
 rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data)
@@ -351,16 +312,7 @@ rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data)
     g->time = malloc((g->count ? g->count : 1) * sizeof *g->time);
     if (!g->values || !g->time)
         return mdf_oom(r);
-    if (r->bus && (!(g->raw = calloc(g->nchan + 1, sizeof *g->raw)) ||
-                   !(g->raw_len = calloc(g->nchan + 1, sizeof *g->raw_len))))
-        return mdf_oom(r);
     for (size_t i = 0; i < g->nchan; i++) {
-        if (g->chans[i].raw) {
-            rtcosim_status st = raw_values(r, g, i, data);
-            if (st != RTCOSIM_OK)
-                return st;
-            continue;
-        }
         double *v = (ptrdiff_t)i == g->master ? g->time
                                               : (g->values[i] = malloc((g->count ? g->count : 1) *
                                                                        sizeof(double)));
@@ -368,7 +320,7 @@ rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data)
             return mdf_oom(r);
         for (size_t k = 0; k < g->count; k++) {
             const uint8_t *rec = data->p + g->offsets[k];
-            v[k] = value(&g->chans[i], rec, g->inval_bytes ? rec + g->data_bytes : NULL, k);
+            v[k] = mdf_value(&g->chans[i], rec, g->inval_bytes ? rec + g->data_bytes : NULL, k);
         }
     }
     return RTCOSIM_OK;
@@ -603,7 +555,8 @@ typedef struct print_job {
 static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
 {
     print_job *j = context;
-    rd r = {.d = data, .n = size, .path = j->path, .err = j->err};
+    rd r = {.d = data, .n = size, .path = j->path, .err = j->err,
+            .channels_only = j->signals_only};
     group *g = NULL;
     size_t ng = 0, channels = 0;
     rtcosim_status st = mdf_read_groups(&r, &g, &ng);

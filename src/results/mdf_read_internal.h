@@ -27,6 +27,9 @@ typedef struct rd {
      * arrays (fixed, or variable-length in SD blocks or a VLSD channel
      * group) kept as raw bytes. */
     bool bus;
+    /* (not rd.bus) data groups whose channel groups hold no channel but
+     * their master are not read (no records: signals beside a bus log) */
+    bool channels_only;
     bool can_frames; /* (not rd.bus) a CAN_DataFrame structure was left out */
     /* An unfinalized MDF 4 file (what loggers leave: "UnFinMF ", or flags
      * set), read as far as its records go; dt_to_end: its last DT block's
@@ -42,10 +45,6 @@ typedef struct bytes {
     uint8_t *p;
     size_t len, cap;
 } bytes;
-
-/* Raw bytes a record holds at most for a byte-array channel (more are
- * counted in its length, not kept). */
-#define MDF_RAW_MAX 64
 
 /* A conversion: 0 none, 1 linear v0 + v1 x, 2 rational (v0 x^2 + v1 x + v2)
  * / (v3 x^2 + v4 x + v5), 3 MDF 3's polynomial (v1 - v3 (x - v4 - v5)) /
@@ -80,12 +79,11 @@ typedef struct chan {
     conv cc;
     /* rd.bus only: 1 a fixed byte array (bits / 8 bytes at byte_offset), 2
      * variable-length (the record holds the byte offset of a uint32 length
-     * and the bytes in *stream: sd, read from the SD blocks at data_link,
-     * or a VLSD channel group's records, the group at data_link) */
+     * and the bytes in a stream: the SD blocks at data_link, or the records
+     * of the VLSD channel group at data_link, each a uint32 length and the
+     * bytes, one after the other) */
     uint8_t raw;
     uint64_t data_link;
-    bytes sd;
-    const bytes *stream;
 } chan;
 
 /* A channel group: its records in the data group's bytes, then its values. */
@@ -98,13 +96,11 @@ typedef struct group {
     ptrdiff_t master;
     size_t *offsets, count, cap; /* its records' places in the data group's bytes */
     double *time, **values;      /* values: one array per channel (the master's NULL) */
-    /* rd.bus only: the CG block's offset, a VLSD group's records (each a
-     * uint32 length and the bytes) one after the other, and per byte-array
-     * channel its records' first MDF_RAW_MAX bytes and their whole lengths */
-    uint64_t at;
-    bytes stream;
-    uint8_t **raw;
-    uint32_t **raw_len;
+    /* the CG block's offset; its DG block's, the DG's record id size and data
+     * link (rd.bus reads no records: mdf_bus_read.c walks them a block at a
+     * time) */
+    uint64_t at, dg_at, data_link;
+    uint8_t id_size;
 } group;
 
 double mdf_f64(const uint8_t *p);
@@ -123,6 +119,9 @@ char *mdf_latin1(const uint8_t *p, size_t n);
  * id_after the same id again after it); a record cut short ends them. */
 rtcosim_status mdf_find_records(rd *r, uint64_t dg_at, uint8_t id_size, bool id_after, group *g,
                                 size_t ng, const bytes *data);
+/* Channel c's value in record rec (the group's record k; inval: its
+ * invalidation bytes, NULL none): NAN when invalid. */
+double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t k);
 /* Each channel's values from the group's records. */
 rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data);
 void mdf_group_free(group *g);
@@ -140,5 +139,22 @@ rtcosim_status mdf4_read_groups(rd *r, group **groups, size_t *ng);
  * its file name in *name (NULL, out untouched: none). */
 rtcosim_status mdf4_attachment(rd *r, const char *ending, bytes *out, char **name);
 rtcosim_status mdf3_read_groups(rd *r, group **groups, size_t *ng);
+
+/* The data blocks behind an MDF 4 data link (DT, DV, SD or DZ blocks, DL
+ * and HL lists walked) in their order: where each block is, its data in
+ * the file, and whether that is deflated (a DZ block's header and data). */
+typedef struct mdf_block_ref {
+    uint64_t at;
+    const uint8_t *data;
+    size_t size;
+    bool dz;
+} mdf_block_ref;
+typedef struct mdf_block_list {
+    mdf_block_ref *blocks;
+    size_t count, cap;
+} mdf_block_list;
+rtcosim_status mdf4_data_blocks(rd *r, uint64_t at, mdf_block_list *out);
+/* A block's bytes (inflated when deflated) appended to out. */
+rtcosim_status mdf4_block_bytes(rd *r, const mdf_block_ref *b, bytes *out);
 
 #endif

@@ -17,7 +17,9 @@ no DataLength (the length from DLC), a double time, BusChannel last.
 asammdf 8.0 reads the same frames from this file (outside the suite).
 `FRAMES`: the frames by hand, as candump -l lines (remote ones left out, as
 `can convert` leaves them) in time order.
-Usage as a script: mdf_bus_build.py OUT.mf4 [ATTACHED.mf4]"""
+`long_logger(n)`: n frames over two data groups cut into many blocks (its docstring).
+Usage as a script: mdf_bus_build.py OUT.mf4 [ATTACHED.mf4 [LONG_PREFIX]] (LONG_PREFIX:
+three short long_logger files, blocks of 61 bytes, for the fuzz target's seeds)"""
 import os
 import struct
 import sys
@@ -25,7 +27,7 @@ import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results"))
-from mdf_build import Mf4, chain, channel, channel_group  # noqa: E402
+from mdf_build import Mf4, chain, channel, channel_group, dz  # noqa: E402
 
 
 def cn(f, name, ctype, dtype, byte_off, bits, bit_off=0, comp=0, data=0, cc=0):
@@ -159,6 +161,107 @@ def python_can_style():
     return f
 
 
+def long_frames(n):
+    """n frames for long_logger: (time s, group 0 or 1, id, extended, data) in time order,
+    the two groups' frames interleaved (group 0 every 3rd), lengths 0-8."""
+    out = []
+    for i in range(n):
+        g = 0 if i % 3 == 0 else 1
+        ident = (0x18DA00F1 + (i % 7)) if g == 0 and i % 2 else 0x100 + (i * 37) % 0x700
+        out.append((i * 1e-4, g, ident, ident > 0x7FF,
+                    bytes((i * 7 + k) & 0xFF for k in range((i * 5) % 9))))
+    return out
+
+
+def long_logger(n, back=False, shuffle=False, block=997, frames=None):
+    """A long log over two data groups, as a logger writes one file after another block:
+    data group 1 unsorted (1-byte record ids), CAN_DataFrame records (id 1: time f64, ID
+    u32, DLC, DataBytes in the records of the VLSD channel group id 2, BusChannel 1) cut
+    into DT blocks of `block` bytes (records cross their ends), every third one deflated (DZ),
+    listed by two DL blocks; data group 2 sorted, CAN_DataFrame records (time, ID, IDE,
+    DLC, DataLength, 8 fixed DataBytes; no BusChannel) in one DZ block, transposed.
+    back: each pair of frames' VLSD records written in reverse (the second frame's data
+    first), so records point back into the variable-length data. shuffle: data group
+    2's records out of time order (pairs swapped). frames: others than long_frames(n)'s.
+    Returns the file and its frames."""
+    frames = long_frames(n) if frames is None else frames
+    f = Mf4(version=411, ident=b"MDF     4.11    ")
+    hd = f.block(b"HD", [0] * 6, struct.pack("<QhhBBBBdd", START * 10**9, 0, 0, 0, 0, 0, 0,
+                                             0.0, 0.0))
+    si = f.block(b"SI", [0, 0, 0], bytes([2, 2, 0]) + bytes(5))
+    vlsd = cg(f, 2, 0, 0, 0, flags=1)
+    frame = structure(f, "CAN_DataFrame", 8, 8 * 14, [
+        cn(f, "CAN_DataFrame.ID", 0, 0, 8, 32), cn(f, "CAN_DataFrame.DLC", 0, 0, 12, 8),
+        cn(f, "CAN_DataFrame.DataBytes", 1, 10, 13, 64, data=vlsd),
+        cn(f, "CAN_DataFrame.BusChannel", 0, 0, 21, 8)])
+    g1 = cg(f, 1, 0, 22, chain(f, [cn(f, "Timestamp", 2, 4, 0, 64), frame]), 6, si)
+    f.link(g1, 0, vlsd)
+    ones = [fr for fr in frames if fr[1] == 0]
+    data, offset = bytearray(), 0
+    for k in range(0, len(ones), 2):
+        pair = ones[k:k + 2]
+        offs = []
+        for t, _, ident, ext, payload in (pair[::-1] if back else pair):
+            data += b"\x02" + struct.pack("<I", len(payload)) + payload
+            offs.append(offset)
+            offset += 4 + len(payload)
+        if back:
+            offs.reverse()
+        for (t, _, ident, ext, payload), off in zip(pair, offs):
+            data += b"\x01" + struct.pack("<dIBQB", t, ident | (0x80000000 if ext else 0),
+                                          len(payload), off, 1)
+    blocks = []
+    for k, at in enumerate(range(0, len(data), block)):
+        piece = bytes(data[at:at + block])
+        blocks.append(dz(f, piece) if k % 3 == 2 else f.block(b"DT", [], piece))
+    half = len(blocks) // 2
+    dl2 = f.block(b"DL", [0] + blocks[half:], struct.pack("<B3xI", 0, len(blocks) - half) +
+                  b"".join(struct.pack("<Q", 0) for _ in blocks[half:]))
+    dl1 = f.block(b"DL", [dl2] + blocks[:half], struct.pack("<B3xI", 0, half) +
+                  b"".join(struct.pack("<Q", 0) for _ in blocks[:half]))
+    dg1 = f.block(b"DG", [0, g1, dl1, 0], bytes([1]) + bytes(7))
+    frame2 = structure(f, "CAN_DataFrame", 8, 8 * 15, [
+        cn(f, "CAN_DataFrame.ID", 0, 0, 8, 32), cn(f, "CAN_DataFrame.IDE", 0, 0, 12, 8),
+        cn(f, "CAN_DataFrame.DLC", 0, 0, 13, 8), cn(f, "CAN_DataFrame.DataLength", 0, 0, 14, 8),
+        cn(f, "CAN_DataFrame.DataBytes", 0, 10, 15, 64)])
+    twos = [fr for fr in frames if fr[1] == 1]
+    if shuffle:
+        for k in range(0, len(twos) - 1, 2):
+            twos[k], twos[k + 1] = twos[k + 1], twos[k]
+    g2 = cg(f, 0, len(twos), 23, chain(f, [cn(f, "Timestamp", 2, 4, 0, 64), frame2]), 6, si)
+    recs = b"".join(struct.pack("<dIBBB", t, ident, ext, len(p), len(p)) + p.ljust(8, b"\0")
+                    for t, _, ident, ext, p in twos)
+    dg2 = f.block(b"DG", [0, g2, dz(f, recs, 1, 23), 0], bytes(8))
+    f.link(dg1, 0, dg2)
+    f.link(hd, 0, dg1)
+    return f, frames
+
+
+def many_groups(n):
+    """One unsorted data group (2-byte record ids) of n CAN_DataFrame channel groups (time
+    f64, ID, DLC), one record each."""
+    f = Mf4()
+    hd = f.block(b"HD", [0] * 6, struct.pack("<QhhBBBBdd", START * 10**9, 0, 0, 0, 0, 0, 0,
+                                             0.0, 0.0))
+    groups = []
+    for k in range(n):
+        frame = structure(f, "CAN_DataFrame", 8, 8 * 5, [
+            cn(f, "CAN_DataFrame.ID", 0, 0, 8, 32), cn(f, "CAN_DataFrame.DLC", 0, 0, 12, 8)])
+        groups.append(cg(f, k + 1, 1, 13, chain(f, [cn(f, "t", 2, 4, 0, 64), frame]), 6))
+    chain(f, groups)
+    data = b"".join(struct.pack("<HdIB", k + 1, k * 1e-3, 0x100 + k % 0x700, 0) for k in range(n))
+    f.link(hd, 0, f.block(b"DG", [0, groups[0], f.block(b"DT", [], data), 0], bytes([2]) + bytes(7)))
+    return f
+
+
+def long_line(t, g, ident, ext, payload):
+    """A long_logger frame as `can convert` writes it to candump -l (both groups' frames on
+    can0: bus channel 1 is CAN1, and a group without BusChannel is on the first bus)."""
+    idt = f"{ident:08X}" if ext else f"{ident:03X}"
+    us = round(t * 1e6)
+    return f"({us // 10**6:010d}.{us % 10**6:06d}) can0 {idt}#{payload.hex().upper()}"
+
+
 def attach(f, name, data, compressed):
     """An embedded attachment (AT block: links next, file name, MIME type, comment;
     flags 1 embedded | 2 deflate-compressed, creator, reserved, MD5, original and
@@ -189,3 +292,7 @@ if __name__ == "__main__":
         attach(f, "rig.dbc", b"BO_ 291 M123: 8 N\n SG_ B0 : 0|8@1+ (1,0) [0|255] \"\" X\n", True)
         with open(sys.argv[2], "wb") as out:
             out.write(f.data)
+    if len(sys.argv) > 3:
+        for name, kw in (("", {}), ("_back", {"back": True}), ("_shuffled", {"shuffle": True})):
+            with open(sys.argv[3] + name + ".mf4", "wb") as out:
+                out.write(long_logger(24, block=61, **kw)[0].data)

@@ -7,6 +7,8 @@ master with a conversion) gives the frames written there by hand, per bus,
 in time order (`can convert` to candump -l), and `info` lists them; a file
 in python-can's MF4Writer layout (bus channels from 0, frames before the
 measurement's start) gives its frames at their times since 1970.
+A long log in a logger's layout (many DT and DZ blocks, two data groups)
+streams in little memory and gives its frames merged by time.
 Written: `rtcosim events --can-log F.mf4` is checked block by block against
 the bus-logging layout (this file's own reader of MDF 4 blocks, not
 rtcosim's), and holds the frames of the candump log of the same run; CAN
@@ -25,7 +27,8 @@ import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mdf_bus_build import EARLY, FRAMES, START, attach, logger, python_can_style  # noqa: E402
+from mdf_bus_build import (EARLY, FRAMES, START, attach, logger, long_line,  # noqa: E402
+                           long_logger, many_groups, python_can_style)
 
 rtcosim = sys.argv[1]
 
@@ -153,6 +156,41 @@ with tempfile.TemporaryDirectory() as tmp:
         assert lines(out) == [f"({us // 10**6:010d}.{us % 10**6:06d}) can{bus} {idt}#{data.hex().upper()}"], \
             lines(out)
 
+    # ---- read long, as a logger writes it: two data groups of many blocks (records across
+    # their ends, every third deflated, DataBytes in a VLSD group's records), streamed a
+    # block at a time and merged by time (each group's frames are in time order): the frames
+    # as built, in the memory of a short log (read whole, every frame took ~275 bytes in
+    # columns: 52 MB for these); records that point back into the variable-length data,
+    # and a group out of time order (read whole and sorted), give the same frames ----
+    probe = ("import resource, subprocess, sys; "
+             "r = subprocess.run(sys.argv[1:], capture_output=True); "
+             "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    for n, variant in ((200_000, {}), (20_000, {"back": True}), (20_000, {"shuffle": True})):
+        f, frames = long_logger(n, **variant)
+        long_log, back = os.path.join(tmp, "long.mf4"), os.path.join(tmp, "long_back.log")
+        with open(long_log, "wb") as out:
+            out.write(f.data)
+        got = subprocess.run([sys.executable, "-c", probe, rtcosim, "can", "convert", long_log,
+                              back], capture_output=True, text=True).stdout.split()
+        assert got[0] == "0", (variant, got)
+        if n > 100_000 and "ASAN_OPTIONS" not in os.environ:  # (the sanitizer's own memory)
+            assert int(got[1]) < 32 * 1024, got
+        with open(back) as out:
+            text = out.read()
+        assert text == "".join(long_line(*fr) + "\n" for fr in frames), variant
+        if not variant:
+            r = run("info", long_log)
+            assert f"frames               {n} on 1 bus: can0" in r.stdout, r.stdout
+    # frames of two groups less than 1 ns apart are at one time in a log (its times are
+    # whole ns): in the order of their groups, as when read whole and sorted (the second
+    # group's frame is 0.2 ns earlier)
+    f, _ = long_logger(0, frames=[(1.0000000004, 0, 0x100, False, b"\x01"),
+                                  (1.0000000002, 1, 0x200, False, b"\x02")])
+    with open(long_log, "wb") as out:
+        out.write(f.data)
+    run("can", "convert", long_log, back)
+    assert lines(back) == ["(0000000001.000000) can0 100#01", "(0000000001.000000) can0 200#02"]
+
     # ---- written long: over 1 MiB of records, in DZ blocks (transposed and deflated)
     # listed by a DL block; read back, the same frames as the run's candump log ----
     long_mf4, long_log, back = (os.path.join(tmp, n) for n in ("long.mf4", "long.log", "back.log"))
@@ -259,7 +297,14 @@ with tempfile.TemporaryDirectory() as tmp:
         # its DataLength 12: more than the 8 bytes its DataBytes hold
         "length.mf4": (good.replace(first, first[:-9] + b"\x0c" + first[-8:]),
                        ["12 data bytes but DataBytes holds 8"]),
+        # each group of frames walks its data group once: 257 in one are refused (256 read)
+        "many.mf4": (bytes(many_groups(257).data),
+                     ["more than 256 channel groups of CAN frames in one data group"]),
     }
+    many = os.path.join(tmp, "many256.mf4")
+    with open(many, "wb") as f:
+        f.write(many_groups(256).data)
+    assert "frames               256 on 1 bus: can0" in run("info", many).stdout
     r = run("simulate", os.path.join(os.path.dirname(rtcosim), "..", "fmus",
                                      "BouncingBall-fmi3.fmu"),
             "--stop-time", "0.1", "-o", os.path.join(tmp, "measurement.mf4"))
