@@ -119,13 +119,30 @@ static void bus_list(const rtcosim_can_log *log, char *text, size_t size)
              n > 1 ? rtcosim_can_log_bus_name(log, 1) : "", n > 2 ? ", ..." : "");
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]\n"
+            "A CAN log from one format to another: IN read by its content (candump -l, Vector\n"
+            "ASC or BLF, an ASAM MDF 4 bus log), OUT written by its name (.blf Vector BLF,\n"
+            ".asc Vector ASC, .mf4 ASAM MDF 4 bus log, else candump -l); one bus; times kept.\n"
+            "A frame at a time: a log of any length in little memory.\n"
+            "  --bus NAME        the bus to convert when the log holds several (e.g. can1)\n"
+            "  --bitrate B       bit rate for the frame durations ASC and BLF record (default\n"
+            "                    500000)\n"
+            "  --fd-bitrate B    CAN FD data phase bit rate for them (default 2000000)\n");
+}
+
 int cli_can_convert(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *bus = NULL;
     uint32_t rate = 500000, fd_rate = 2000000;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--bus") == 0) {
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--bus") == 0) {
             if (!v)
                 return cli_fail("can convert: --bus needs a bus name (e.g. can0)");
             bus = argv[++i];
