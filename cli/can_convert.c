@@ -79,8 +79,9 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
     rtcosim_status st;
     if (!c->w && (st = open_writer(c, rtcosim_can_log_bus_name(log, r->bus), err)) != RTCOSIM_OK)
         return st;
-    rtcosim_can_log_entry x = {.end = r->time, .format = r->format};
-    x.start = r->time - rtcosim_can_log_record_duration(r, c->rate, c->fd_rate);
+    rtcosim_can_log_entry x = {.end = r->time, .start = r->time, .format = r->format};
+    if (c->to == RTCOSIM_CAN_LOG_ASC || c->to == RTCOSIM_CAN_LOG_BLF) /* (they record it) */
+        x.start -= rtcosim_can_log_record_duration(r, c->rate, c->fd_rate);
     x.frame.id = r->id;
     x.frame.extended = r->extended;
     if (r->format == RTCOSIM_CAN_FORMAT_FD) {

@@ -167,6 +167,67 @@ static void writer_equals_whole_write(void **state)
     }
 }
 
+/* The candump -l lines, put together by hand for speed, are what can-utils'
+ * format gives ("(%010llu.%06llu) %s %03X#..." / "%08X", "##%X" for CAN FD,
+ * "%02X" per byte), here printed by snprintf: 2000 random frames, classic and
+ * CAN FD, standard and extended, times from 0 to the largest a log holds. */
+static void candump_lines_are_printf_lines(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    static rtcosim_can_log_entry e[N];
+    static uint8_t fd[N][64];
+    char *expect = malloc((size_t)N * 200), *p = expect;
+    uint64_t x = 88172645463325252ull; /* xorshift64 */
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+    for (size_t i = 0; i < N; i++) {
+        bool ext = NEXT() & 1, is_fd = NEXT() % 3 == 0;
+        uint64_t us = i == 0 ? 0 : i == 1 ? 999999 : i == 2 ? 9223372036854774ull
+                                                   : NEXT() % 100000000000000ull;
+        e[i] = (rtcosim_can_log_entry){.start = (rtcosim_time_ns)us * 1000 - 100,
+                                       .end = (rtcosim_time_ns)us * 1000 +
+                                              (int)(NEXT() % 999) - 499};
+        e[i].frame.id = (uint32_t)(ext ? NEXT() % 0x20000000u : NEXT() % 0x800u);
+        e[i].frame.extended = ext;
+        p += sprintf(p, "(%010llu.%06llu) can0 %0*X#", (unsigned long long)(us / 1000000),
+                     (unsigned long long)(us % 1000000), ext ? 8 : 3, (unsigned)e[i].frame.id);
+        if (is_fd) {
+            static const uint8_t lengths[] = {0, 1, 8, 12, 16, 20, 24, 32, 48, 64};
+            e[i].format = RTCOSIM_CAN_FORMAT_FD;
+            e[i].flags = (uint8_t)(NEXT() & 3);
+            e[i].length = lengths[NEXT() % 10];
+            for (size_t k = 0; k < e[i].length; k++)
+                fd[i][k] = (uint8_t)NEXT();
+            e[i].data = fd[i];
+            p += sprintf(p, "#%X", e[i].flags);
+            for (size_t k = 0; k < e[i].length; k++)
+                p += sprintf(p, "%02X", fd[i][k]);
+        } else {
+            e[i].frame.dlc = (uint8_t)(NEXT() % 9);
+            for (size_t k = 0; k < e[i].frame.dlc; k++)
+                e[i].frame.data[k] = (uint8_t)NEXT();
+            for (size_t k = 0; k < e[i].frame.dlc; k++)
+                p += sprintf(p, "%02X", e[i].frame.data[k]);
+        }
+        *p++ = '\n';
+    }
+#undef NEXT
+    const char *path = tu_scratch("lines.log");
+    rtcosim_can_log_layout layout = {.frames = N, .fd = true};
+    rtcosim_can_log_writer *w = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_can_log_writer_open(path, RTCOSIM_CAN_LOG_CANDUMP, "can0", &layout,
+                                                 &w, &err), RTCOSIM_OK);
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(rtcosim_can_log_writer_add(w, &e[i], &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_can_log_writer_close(w, &err), RTCOSIM_OK);
+    size_t len = 0;
+    const char *got = tu_read_file(path, &len);
+    assert_int_equal(len, (size_t)(p - expect));
+    assert_memory_equal(got, expect, len);
+    free(expect);
+}
+
 /* An MDF log told 3 frames that gets 2, or a CAN FD frame when told none,
  * or a fourth one: each an error naming the file. */
 static void mdf_writer_holds_to_its_layout(void **state)
@@ -230,6 +291,7 @@ int main(void)
         cmocka_unit_test(text_logs_stream_line_by_line),
         cmocka_unit_test(writer_equals_whole_write),
         cmocka_unit_test(mdf_writer_holds_to_its_layout),
+        cmocka_unit_test(candump_lines_are_printf_lines),
         cmocka_unit_test(a_sinks_error_stops_the_read),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
