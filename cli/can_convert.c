@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/can_log.h"
 
 static int parse_rate(const char *option, const char *text, uint32_t *out)
@@ -41,6 +42,7 @@ typedef struct convert {
     bool second;                /* a second bus appeared (no --bus): stopped */
     rtcosim_can_log_writer *w;  /* opened at the first frame written, or at the end */
     bool opened;                /* OUT was created */
+    bool interrupted;           /* by SIGINT or SIGTERM (cli_stop_signal): stopped */
     size_t count, remote;
 } convert;
 
@@ -55,6 +57,10 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
                            const rtcosim_can_log_record *r, rtcosim_error *err)
 {
     convert *c = context;
+    if (atomic_load_explicit(&cli_stop_signal, memory_order_relaxed)) {
+        c->interrupted = true;
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "%s: interrupted", c->in);
+    }
     if (c->counting) {
         c->frames[r->bus] += !r->remote;
         c->fd[r->bus] = c->fd[r->bus] || r->format == RTCOSIM_CAN_FORMAT_FD;
@@ -127,11 +133,27 @@ static void usage(FILE *out)
             "A CAN log from one format to another: IN read by its content (candump -l, Vector\n"
             "ASC or BLF, an ASAM MDF 4 bus log), OUT written by its name (.blf Vector BLF,\n"
             ".asc Vector ASC, .mf4 ASAM MDF 4 bus log, else candump -l); one bus; times kept.\n"
-            "A frame at a time: a log of any length in little memory.\n"
+            "A frame at a time: a log of any length in little memory. Ctrl-C (or SIGTERM)\n"
+            "stops at the next frame, OUT then a complete log of the frames converted so far\n"
+            "(exit status 130).\n"
             "  --bus NAME        the bus to convert when the log holds several (e.g. can1)\n"
             "  --bitrate B       bit rate for the frame durations ASC and BLF record (default\n"
             "                    500000)\n"
             "  --fd-bitrate B    CAN FD data phase bit rate for them (default 2000000)\n");
+}
+
+/* The conversion was stopped by a signal: what OUT holds. */
+static int interrupted(const convert *c)
+{
+    int signo = atomic_load(&cli_stop_signal);
+    if (c->opened)
+        fprintf(stderr, "rtcosim: can convert: ended by %s after %zu frames: %s holds them (a "
+                "complete %s)\n", cli_signal_name(signo), c->count, c->out,
+                rtcosim_can_log_format_name(c->to));
+    else
+        fprintf(stderr, "rtcosim: can convert: ended by %s before a frame was written: %s not "
+                "written\n", cli_signal_name(signo), c->out);
+    return cli_signal_exit_code(signo);
 }
 
 int cli_can_convert(int argc, char **argv)
@@ -178,10 +200,17 @@ int cli_can_convert(int argc, char **argv)
         return cli_fail_error(&err);
     int rc = 0;
     rtcosim_status st = RTCOSIM_OK;
+    /* Ctrl-C (or SIGTERM) ends the conversion at the next frame with OUT a
+     * complete log of the frames converted so far */
+    cli_signals_install();
     if (c.to == RTCOSIM_CAN_LOG_MDF) { /* the frames' number and width first */
         c.counting = true;
         if (each_frame(&c, loaded, &log, &err) != RTCOSIM_OK) {
+            cli_signals_restore();
             rtcosim_can_log_free(loaded);
+            rtcosim_can_log_free(log);
+            if (c.interrupted)
+                return interrupted(&c);
             return cli_fail_error(&err);
         }
         c.counting = false;
@@ -204,6 +233,21 @@ int cli_can_convert(int argc, char **argv)
     }
     if (rc == 0)
         st = each_frame(&c, loaded, &log, &err);
+    cli_signals_restore();
+    if (c.interrupted) {
+        if (c.w) {
+            rtcosim_can_log_writer_truncate(c.w);
+            st = rtcosim_can_log_writer_close(c.w, &err);
+            c.w = NULL;
+            if (st != RTCOSIM_OK) {
+                remove(out);
+                rc = cli_fail_error(&err);
+            }
+        }
+        rtcosim_can_log_free(log);
+        rtcosim_can_log_free(loaded);
+        return rc ? rc : interrupted(&c);
+    }
     const rtcosim_can_log *said = log ? log : loaded;
     if (rc == 0 && st == RTCOSIM_OK && !c.w && !(bus && c.chosen < 0)) /* an empty log */
         st = open_writer(&c, bus ? bus : said && rtcosim_can_log_bus_count(said)

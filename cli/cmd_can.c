@@ -1,23 +1,19 @@
 /* `rtcosim can decode LOG --dbc FILE [-o CSV] [--signal S]... [--plot F]`:
  * the signals of a candump -l, Vector ASC, Vector BLF or ASAM MDF 4 log decoded through a DBC
  * database, one CSV row per decoded frame with every signal's latest value
- * in columns bus.MESSAGE.SIGNAL, optionally plotted. */
-#include <signal.h>
+ * in columns bus.MESSAGE.SIGNAL, optionally plotted: the options and the
+ * first pass (the messages the log holds, the columns); the second pass, the
+ * rows and their outputs, in can_decode_write.c. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "cli.h"
-#include "rtcosim/can_log.h"
-#include "rtcosim/dbc.h"
+#include "can_decode.h"
 #include "can_transport.h"
-#include "key_index.h"
-#include "rtcosim/log.h"
-#include "rtcosim/plot.h"
-#include "rtcosim/results.h"
+#include "signals.h"
 
 static void usage(FILE *out)
 {
@@ -42,7 +38,9 @@ static void usage(FILE *out)
             "signal's latest value (empty before its first frame; multiplexed signals when\n"
             "present). Frames whose id the DBC does not define are counted, not decoded;\n"
             "signals in bytes a frame lacks (shorter than its DBC message) are empty cells,\n"
-            "with one warning per message. Names are quoted as RFC 4180 says. Values are the\n"
+            "with one warning per message. Ctrl-C (or SIGTERM) while the rows are written\n"
+            "stops at the next frame, the output then holding the rows so far (exit status\n"
+            "130). Names are quoted as RFC 4180 says. Values are the\n"
             "decimals raw * factor + offset is (factor 0.1, raw 96: 9.6), at the resolution of\n"
             "the DBC's factor and offset, in their shortest form.\n"
             "\n"
@@ -82,48 +80,7 @@ static void usage(FILE *out)
             "  --help             this text\n");
 }
 
-/* A column block: one DBC message on one bus. */
-typedef struct block {
-    uint32_t bus;
-    const rtcosim_dbc_message *message;
-    size_t first; /* first column of its signals */
-    size_t *part_first; /* a container: each contained PDU's first column, from `first` */
-    bool warned;  /* a frame shorter than the message was reported */
-} block;
 
-/* A column's latest value as its CSV text (formatted once per decoded value,
- * so that a row costs one write per column). */
-typedef struct cell {
-    char text[RTCOSIM_FORMAT_MAX];
-    size_t length; /* 0: no value (an empty cell) */
-} cell;
-
-typedef struct decoder {
-    const rtcosim_can_log *log;
-    const rtcosim_dbc *dbc;
-    const char *log_path;
-    block *blocks;
-    size_t block_count, block_cap, columns;
-    size_t *block_of;    /* per record, SIZE_MAX: not decoded */
-    char **names;        /* per column */
-    const char **units;  /* per column: its signal's (the database's), or NULL */
-    bool *selected;      /* per column */
-    key_index by_message; /* the blocks by (bus, message): block_key */
-    uint64_t unknown;
-    uint64_t unknown_parts;      /* contained PDUs of header ids the database lacks */
-    bool container_overrun;      /* a container frame's header ran past its end (said once) */
-    bool value_text;     /* VAL_ texts in CSV cells (--values text) */
-    rtcosim_time_ns time_origin; /* subtracted from every time (--relative-time) */
-    can_transport tr; /* J1939 sessions, Fast Packets, ISO-TP */
-    /* Streaming (no transport to reassemble): the log is read again for
-     * each pass, a frame at a time, never held (block_of unused). */
-    bool streaming;
-    bool relative;               /* --relative-time: the origin is the first frame's time */
-    bool have_first;
-    rtcosim_time_ns first_time;  /* the log's first frame's time */
-    int rc;                      /* a pass's failure, said (sinks return ECANCELED) */
-    struct rows *rows;           /* the pass writing rows */
-} decoder;
 
 static void decoder_free(decoder *d)
 {
@@ -140,28 +97,6 @@ static void decoder_free(decoder *d)
     can_transport_free(&d->tr);
 }
 
-/* Once per DBC message: its frames in the log are shorter than it. */
-static void warn_short_frame(decoder *d, block *bl, const rtcosim_can_log_record *rec,
-                             size_t size)
-{
-    bl->warned = true;
-    for (size_t b = 0; b < d->block_count; b++)
-        if (&d->blocks[b] != bl && d->blocks[b].message == bl->message && d->blocks[b].warned)
-            return;
-    /* a message longer than a classic frame, in frames that look like ISO-TP's
-     * (a Single, First or Consecutive Frame's PCI): a transport the user may
-     * not have named */
-    char hint[96] = "";
-    if (!d->tr.iso_on && bl->message->dlc > 8 && rec->size <= 8 && rec->size &&
-        rec->data[0] >> 4 <= 2)
-        snprintf(hint, sizeof hint, "; if the id carries ISO-TP (UDS, OBD), give --isotp 0x%X%s",
-                 (unsigned)rec->id, rec->extended && rec->id <= 0x7FF ? "x" : "");
-    fprintf(stderr,
-            "rtcosim: warning: %s:%d: a frame of %s (id 0x%X) has %u of its %u bytes; signals in "
-            "the missing bytes are left empty (said once per message)%s\n",
-            d->log_path, rec->line, bl->message->name, (unsigned)rec->id, (unsigned)size,
-            (unsigned)bl->message->dlc, hint);
-}
 
 static size_t dot_count(const char *name)
 {
@@ -198,11 +133,6 @@ static size_t block_width(const rtcosim_dbc *dbc, block *bl)
     return width;
 }
 
-/* A block's key: the message's address above its bus (under 64: six bits). */
-static uint64_t block_key(uint32_t bus, const rtcosim_dbc_message *m)
-{
-    return (uint64_t)(uintptr_t)m << 6 | bus;
-}
 
 /* The block of record i (r) in the log: its (bus, message) block, added at
  * its first frame (*out SIZE_MAX: not decoded); 0, or 1 after saying why. */
@@ -224,7 +154,7 @@ static int classify(decoder *d, const rtcosim_can_log_record *r, size_t i, size_
         d->unknown += !m;
         return 0;
     }
-    size_t b = key_index_find(&d->by_message, block_key(r->bus, m));
+    size_t b = key_index_find(&d->by_message, can_decode_block_key(r->bus, m));
     if (b == SIZE_MAX) {
         b = d->block_count;
         if (b == d->block_cap) {
@@ -235,7 +165,7 @@ static int classify(decoder *d, const rtcosim_can_log_record *r, size_t i, size_
             d->blocks = grown;
             d->block_cap = cap;
         }
-        if (!key_index_add(&d->by_message, block_key(r->bus, m), b))
+        if (!key_index_add(&d->by_message, can_decode_block_key(r->bus, m), b))
             return cli_fail("out of memory");
         block *bl = &d->blocks[d->block_count++];
         *bl = (block){.bus = r->bus, .message = m, .first = d->columns};
@@ -255,6 +185,8 @@ static rtcosim_status classify_frame(void *context, const rtcosim_can_log *log,
     size_t b;
     (void)err;
     size_t i = rtcosim_can_log_count(log) - 1;
+    if (can_decode_stop_asked(d))
+        return (d->rc = 1), RTCOSIM_ECANCELED;
     if ((d->rc = can_transport_add(&d->tr, r, i)) != 0 || (d->rc = classify(d, r, i, &b)) != 0)
         return RTCOSIM_ECANCELED;
     return RTCOSIM_OK;
@@ -279,7 +211,8 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
         if (!(d->block_of = calloc(n + 1, sizeof *d->block_of)))
             return cli_fail("out of memory");
         for (size_t i = 0; i < n; i++)
-            if (can_transport_add(&d->tr, &recs[i], i) || classify(d, &recs[i], i, &d->block_of[i]))
+            if (can_decode_stop_asked(d) || can_transport_add(&d->tr, &recs[i], i) ||
+                classify(d, &recs[i], i, &d->block_of[i]))
                 return 1;
     }
     can_transport_end(&d->tr); /* (the sessions still open: incomplete) */
@@ -342,300 +275,6 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
         }
     }
     return 0;
-}
-
-/* A cell's text: the signal's VAL_ text for its raw value (value_text, when
- * listed; quoted as RFC 4180 when it needs to be), else the decimal value. */
-static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const uint8_t *data, size_t size,
-                     bool value_text)
-{
-    const char *label = value_text && s->value_count && s->value_type == RTCOSIM_DBC_INTEGER
-                            ? rtcosim_dbc_value_text_of(
-                                  s, (int64_t)rtcosim_dbc_raw_get(s, data, size))
-                            : NULL;
-    if (!label) {
-        cl->length = rtcosim_format_double(rtcosim_dbc_decode_decimal(s, data, size), cl->text);
-        return;
-    }
-    bool quote = strpbrk(label, ",\"\r\n") != NULL;
-    size_t n = 0;
-    if (quote)
-        cl->text[n++] = '"';
-    for (const char *p = label; *p && n + 3 < sizeof cl->text; p++) {
-        if (*p == '"' && quote)
-            cl->text[n++] = '"';
-        cl->text[n++] = *p;
-    }
-    if (quote)
-        cl->text[n++] = '"';
-    cl->length = n;
-}
-
-/* A pass writing rows: the latest text of every column, the selected ones. */
-typedef struct rows {
-    FILE *out;
-    bool complete_only, value_text;
-    cell *cells;
-    size_t *chosen, chosen_count, missing;
-} rows;
-
-/* The row of record i (r, of block b, SIZE_MAX: none) when it carries a
- * selected column; complete_only: from the first frame at which every
- * selected column has a value. A frame costs its message's signals present
- * (multiplexing), a container frame its contained PDUs', and one write per
- * column. */
-static void emit(decoder *d, rows *w, const rtcosim_can_log_record *rec, size_t i, size_t b)
-{
-    if (b == SIZE_MAX)
-        return;
-    block *bl = &d->blocks[b];
-    const rtcosim_dbc_message *m = bl->message;
-    cell *cells = w->cells;
-    bool carries = false;
-    can_message_view v;
-    can_transport_at(&d->tr, rec, i, &v);
-    const uint8_t *data = v.data;
-    size_t size = v.size;
-    rtcosim_dbc_container_part part = {.data = data, .size = size, .pdu = m};
-    size_t offset = 0, base = bl->first;
-    int more = 1;
-    if (m->header_bytes) { /* the contained PDUs one after the other */
-        more = rtcosim_dbc_container_next(d->dbc, m, data, size, &offset, &part);
-        base = part.pdu ? bl->first + bl->part_first[part.index] : 0;
-    }
-    while (more == 1) {
-        const rtcosim_dbc_message *pm = part.pdu;
-        d->unknown_parts += !pm;
-        for (size_t k = 0; pm && k < pm->signal_count; k++) {
-            const rtcosim_dbc_signal *s = &pm->signals[k];
-            if (!rtcosim_dbc_signal_present(pm, s, part.data, part.size))
-                continue;
-            cell *cl = &cells[base + k];
-            bool had = cl->length != 0, selected = d->selected[base + k];
-            if (part.size >= pm->dlc || rtcosim_dbc_signal_fits(s, part.size)) {
-                cell_set(cl, s, part.data, part.size, w->value_text);
-                w->missing -= selected && !had;
-            } else {
-                if (!bl->warned)
-                    warn_short_frame(d, bl, rec, size);
-                cl->length = 0; /* not in this frame: unknown, not zero */
-                w->missing += selected && had;
-            }
-            carries = carries || selected;
-        }
-        if (!m->header_bytes)
-            break;
-        more = rtcosim_dbc_container_next(d->dbc, m, data, size, &offset, &part);
-        base = more == 1 && part.pdu ? bl->first + bl->part_first[part.index] : 0;
-    }
-    if (more < 0 && !d->container_overrun) {
-        d->container_overrun = true;
-        fprintf(stderr, "rtcosim: warning: %s:%d: a header in container frame %s (id 0x%X)"
-                " gives more bytes than the frame has; the rest of the frame is not read"
-                " (said once)\n", d->log_path, rec->line, m->name, (unsigned)rec->id);
-    }
-    if (!carries || (w->complete_only && w->missing))
-        return;
-    char text[RTCOSIM_FORMAT_MAX];
-    rtcosim_format_time(rec->time - d->time_origin, text);
-    fputs(text, w->out);
-    for (size_t j = 0; j < w->chosen_count; j++) {
-        const cell *cl = &cells[w->chosen[j]];
-        fputc(',', w->out);
-        fwrite(cl->text, 1, cl->length, w->out);
-    }
-    fputc('\n', w->out);
-}
-
-/* A streaming pass's frame: its block found again (the first pass made
- * them all), its row written. */
-static rtcosim_status emit_frame(void *context, const rtcosim_can_log *log,
-                                 const rtcosim_can_log_record *r, rtcosim_error *err)
-{
-    decoder *d = context;
-    (void)err;
-    size_t b = SIZE_MAX, i = rtcosim_can_log_count(log) - 1;
-    can_message_view v;
-    if (can_transport_at(&d->tr, r, i, &v) >= 0 && !r->remote) {
-        const rtcosim_dbc_message *m = rtcosim_dbc_find_frame(d->dbc, v.id, v.extended);
-        b = m ? key_index_find(&d->by_message, block_key(r->bus, m)) : SIZE_MAX;
-        if (m && b == SIZE_MAX)
-            return (d->rc = cli_fail("can decode: %s changed while it was read (a frame of %s "
-                                     "the first pass did not see)", d->log_path, m->name)),
-                   RTCOSIM_ECANCELED;
-    }
-    emit(d, d->rows, r, i, b);
-    return RTCOSIM_OK;
-}
-
-/* The rows: all decoded frames carrying a selected column (emit). */
-static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
-{
-    rows w = {.out = out, .complete_only = complete_only, .value_text = value_text};
-    w.cells = calloc(d->columns + 1, sizeof *w.cells);
-    w.chosen = calloc(d->columns + 1, sizeof *w.chosen);
-    if (!w.cells || !w.chosen) {
-        free(w.cells);
-        free(w.chosen);
-        return cli_fail("out of memory");
-    }
-    cli_put_csv_quoted("time", out);
-    for (size_t c = 0; c < d->columns; c++)
-        if (d->selected[c]) {
-            fputc(',', out);
-            cli_put_csv_quoted(d->names[c], out);
-            w.chosen[w.chosen_count++] = c;
-        }
-    w.missing = w.chosen_count;
-    fputc('\n', out);
-    int rc = 0;
-    can_transport_rewind(&d->tr);
-    if (d->streaming) {
-        rtcosim_can_log *meta = NULL;
-        rtcosim_error err;
-        d->rows = &w;
-        d->rc = 0;
-        /* (what the reader warns of, the first pass said) */
-        rtcosim_log_level level = rtcosim_log_get_level();
-        if (level > RTCOSIM_LOG_ERROR)
-            rtcosim_log_set_level(RTCOSIM_LOG_ERROR);
-        if (rtcosim_can_log_scan(d->log_path, emit_frame, d, &meta, &err) != RTCOSIM_OK)
-            rc = d->rc ? d->rc : cli_fail_error(&err);
-        rtcosim_log_set_level(level);
-        d->rows = NULL;
-        rtcosim_can_log_free(meta);
-    } else {
-        const rtcosim_can_log_record *recs = rtcosim_can_log_records(d->log);
-        for (size_t i = 0; i < rtcosim_can_log_count(d->log); i++)
-            emit(d, &w, &recs[i], i, d->block_of[i]);
-    }
-    free(w.cells);
-    free(w.chosen);
-    return rc;
-}
-
-static int write_csv_plain(decoder *d, const char *path, bool complete_only, bool value_text);
-
-static int write_csv_file(decoder *d, const char *path, bool complete_only)
-{
-    rtcosim_results_format format = RTCOSIM_RESULTS_CSV;
-    rtcosim_error ferr;
-    if (path && rtcosim_results_format_of(path, &format, &ferr) != RTCOSIM_OK)
-        return cli_fail_error(&ferr);
-    if (format != RTCOSIM_RESULTS_CSV) {
-        /* MAT or MDF: the complete rows (a matrix or record has no empty
-         * cells), through a CSV beside it converted as the recorder's are
-         * (src/results/mat.c, mdf.c) */
-        size_t len = strlen(path) + sizeof ".csv.part";
-        char *part = malloc(len);
-        if (!part)
-            return cli_fail("out of memory");
-        snprintf(part, len, "%s.csv.part", path);
-        /* MDF: a log of wall-clock times (candump -l: since 1970; from 2000
-         * on) starts the measurement at its first frame, the time channel
-         * from 0 there, as measurement tools record */
-        int64_t start_ns = 0;
-        rtcosim_time_ns origin = d->time_origin;
-        if (format == RTCOSIM_RESULTS_MDF && d->have_first &&
-            d->first_time >= (rtcosim_time_ns)946684800 * 1000000000) {
-            start_ns = d->first_time;
-            d->time_origin = start_ns;
-        }
-        int rc = write_csv_plain(d, part, true, false); /* numbers only */
-        d->time_origin = origin;
-        /* the signals' units from the database, into the file's */
-        rtcosim_column *cols = calloc(d->columns + 1, sizeof *cols);
-        size_t n = 0;
-        for (size_t c = 0; cols && c < d->columns; c++)
-            if (d->selected[c])
-                cols[n++] = (rtcosim_column){.name = d->names[c], .type = RTCOSIM_TYPE_FLOAT64,
-                                             .unit = d->units[c] && *d->units[c] ? d->units[c]
-                                                                                 : NULL};
-        rtcosim_status st = RTCOSIM_OK;
-        if (rc == 0)
-            st = format == RTCOSIM_RESULTS_MDF
-                     ? rtcosim_results_csv_to_mdf(part, path, cols, n, start_ns, &ferr)
-                     : rtcosim_results_csv_to_mat(part, path, cols, n, &ferr);
-        free(cols);
-        if (rc == 0 && st != RTCOSIM_OK)
-            rc = cli_fail_error(&ferr);
-        remove(part);
-        free(part);
-        return rc;
-    }
-    return write_csv_plain(d, path, complete_only, d->value_text);
-}
-
-static int write_csv_plain(decoder *d, const char *path, bool complete_only, bool value_text)
-{
-    FILE *out = path ? fopen(path, "w") : stdout;
-    if (!out)
-        return cli_fail("%s: cannot write the CSV file", path);
-    int rc = write_csv(d, out, complete_only, value_text);
-    if (out == stdout)
-        return rc == 0 && fflush(stdout) != 0 ? cli_fail("writing standard output failed") : rc;
-    if (fclose(out) != 0 && rc == 0)
-        rc = cli_fail("%s: writing the CSV file failed", path);
-    return rc;
-}
-
-/* The plot's temporary directory, for the SIGINT/SIGTERM handler. */
-static char plot_dir[4096], plot_csv[4200];
-
-/* Interrupted while plotting: remove what the plot made (unlink and rmdir
- * are async-signal-safe, POSIX.1-2017 2.4.3), then end as a signal would. */
-static void on_plot_signal(int signo)
-{
-    if (plot_csv[0])
-        unlink(plot_csv);
-    if (plot_dir[0])
-        rmdir(plot_dir);
-    static const char message[] = "rtcosim: can decode: plot interrupted\n";
-    ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
-    (void)ignored;
-    _exit(128 + signo);
-}
-
-/* Plot through a private temporary CSV of the complete rows. */
-static int plot(decoder *d, const char *output, const char *log_path)
-{
-    const char *tmp = getenv("TMPDIR");
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_plot_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT);
-    sigaddset(&sa.sa_mask, SIGTERM);
-    /* Blocked while the names are set: the handler never sees half of one. */
-    sigset_t block, old_mask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigprocmask(SIG_BLOCK, &block, &old_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    snprintf(plot_dir, sizeof plot_dir, "%s/rtcosim-can-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(plot_dir)) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        sigprocmask(SIG_SETMASK, &old_mask, NULL);
-        return cli_fail("%s: cannot create a temporary directory", plot_dir);
-    }
-    snprintf(plot_csv, sizeof plot_csv, "%s/decoded.csv", plot_dir);
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    int rc = write_csv_plain(d, plot_csv, true, false); /* numbers to plot */
-    rtcosim_error err;
-    rtcosim_plot_options po = {.title = log_path};
-    if (rc == 0 && rtcosim_plot_csv(plot_csv, NULL, 0, output, &po, &err) != RTCOSIM_OK)
-        rc = cli_fail_error(&err);
-    sigprocmask(SIG_BLOCK, &block, NULL);
-    remove(plot_csv);
-    rmdir(plot_dir);
-    plot_csv[0] = plot_dir[0] = '\0';
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    return rc;
 }
 
 static int run_can(int argc, char **argv)
@@ -747,6 +386,10 @@ static int run_can(int argc, char **argv)
                 rc = cli_fail_error(&err);
         }
     }
+    /* Ctrl-C (or SIGTERM) stops at the next frame: in the first pass nothing
+     * is written; in the second the output holds the rows so far (a MAT or
+     * MDF file converted from them) */
+    cli_signals_install();
     if (rc == 0) {
         if (j1939 && attached[0]) /* (the log's own database, read since) */
             rtcosim_dbc_set_j1939(dbc);
@@ -759,10 +402,24 @@ static int run_can(int argc, char **argv)
         if (d.streaming)
             log = (rtcosim_can_log *)d.log; /* (what the scan said of the log) */
     }
-    if (rc == 0 && (out || !plot_path))
-        rc = write_csv_file(&d, out, false);
-    if (rc == 0 && plot_path)
-        rc = plot(&d, plot_path, log_path);
+    bool first_pass = d.interrupted;
+    if (first_pass)
+        rc = 0; /* (said below) */
+    if (rc == 0 && !first_pass && (out || !plot_path))
+        rc = can_decode_write(&d, out, false);
+    if (rc == 0 && plot_path && !d.interrupted)
+        rc = can_decode_plot(&d, plot_path, log_path);
+    cli_signals_restore();
+    if (d.interrupted) {
+        int signo = atomic_load(&cli_stop_signal);
+        if (first_pass || !(out || !plot_path))
+            fprintf(stderr, "rtcosim: can decode: ended by %s while reading %s: nothing "
+                    "written\n", cli_signal_name(signo), log_path);
+        else if (rc == 0)
+            fprintf(stderr, "rtcosim: can decode: ended by %s after %zu rows: %s holds them\n",
+                    cli_signal_name(signo), d.rows_written, out ? out : "the output");
+        rc = rc ? rc : cli_signal_exit_code(signo);
+    }
     if (rc == 0 && log && rtcosim_can_log_count(log) == 0)
         fprintf(stderr, "rtcosim: warning: %s holds no frames\n", log_path);
     if (rc == 0 && d.unknown)

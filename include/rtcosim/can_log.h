@@ -68,6 +68,11 @@ rtcosim_status rtcosim_can_log_writer_open(const char *path, rtcosim_can_log_for
 rtcosim_status rtcosim_can_log_writer_add(rtcosim_can_log_writer *w,
                                           const rtcosim_can_log_entry *e, rtcosim_error *err);
 rtcosim_status rtcosim_can_log_writer_close(rtcosim_can_log_writer *w, rtcosim_error *err);
+/* No more frames will come than those added, fewer than the layout announced
+ * (an interrupted conversion): the close then makes an MDF log one of the
+ * frames added (its cycle count and data length rewritten); the other
+ * formats need nothing. */
+void rtcosim_can_log_writer_truncate(rtcosim_can_log_writer *w);
 void rtcosim_can_log_writer_abort(rtcosim_can_log_writer *w);
 
 /* ---- reading logs (any candump -l or Vector ASC log) ---- */

@@ -325,6 +325,12 @@ rtcosim_status rtcosim_can_log_writer_close(rtcosim_can_log_writer *w, rtcosim_e
     return st;
 }
 
+void rtcosim_can_log_writer_truncate(rtcosim_can_log_writer *w)
+{
+    if (w && w->format == RTCOSIM_CAN_LOG_MDF)
+        mdf_bus_writer_truncate(w->mdf);
+}
+
 void rtcosim_can_log_writer_abort(rtcosim_can_log_writer *w)
 {
     if (!w)

@@ -90,7 +90,9 @@ struct mdf_bus_writer {
     const char *path;
     size_t frames, written, xl, record;
     uint64_t dg;     /* the data group (its data link is set at the end) */
+    uint64_t cg, dt; /* the channel group (its cycle count) and the DT block */
     bool compressed; /* DZ blocks under a DL, else one DT block */
+    bool truncated;  /* ends short of the frames announced (mdf_bus_writer_truncate) */
     mdf_dz dz;
 };
 
@@ -160,7 +162,7 @@ rtcosim_status mdf_bus_writer_open(const char *path, size_t frames, bool fd,
                                  path);
     }
     *w = (mdf_bus_writer){.path = path, .frames = frames, .record = record, .dg = dg,
-                          .compressed = compressed};
+                          .cg = cg, .dt = b.len, .compressed = compressed};
     if (!(w->f = fopen(path, "wb"))) {
         free(b.p);
         free(w);
@@ -205,12 +207,30 @@ rtcosim_status mdf_bus_writer_add(mdf_bus_writer *w, const rtcosim_can_log_entry
     return RTCOSIM_OK;
 }
 
+void mdf_bus_writer_truncate(mdf_bus_writer *w)
+{
+    w->frames = w->written;
+    w->truncated = true;
+}
+
+/* Write a uint64 at a place of the file written before. */
+static bool put_at(FILE *f, uint64_t at, uint64_t v)
+{
+    uint8_t d[8];
+    le_put64(d, v);
+    return fseek(f, (long)at, SEEK_SET) == 0 && fwrite(d, 1, sizeof d, f) == sizeof d;
+}
+
 rtcosim_status mdf_bus_writer_close(mdf_bus_writer *w, bool ok, size_t *xl_left_out,
                                     rtcosim_error *err)
 {
     if (xl_left_out)
         *xl_left_out = w->xl;
     bool counted = w->written == w->frames;
+    if (w->truncated) /* the cycle count, and the DT block's length: what was written */
+        ok = ok && put_at(w->f, w->cg + 24 + 8 * 6 + 8, w->written) &&
+             (w->compressed || put_at(w->f, w->dt + 8, 24 + (uint64_t)w->written * w->record)) &&
+             fseek(w->f, 0, SEEK_END) == 0;
     if (w->compressed) {
         uint64_t dl = 0;
         uint8_t link[8];

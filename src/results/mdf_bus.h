@@ -36,6 +36,9 @@ rtcosim_status mdf_bus_writer_add(mdf_bus_writer *w, const rtcosim_can_log_entry
                                   rtcosim_error *err);
 rtcosim_status mdf_bus_writer_close(mdf_bus_writer *w, bool ok, size_t *xl_left_out,
                                     rtcosim_error *err);
+/* No more frames will come than those written (an interrupted conversion):
+ * the file is closed as a log of those. */
+void mdf_bus_writer_truncate(mdf_bus_writer *w);
 
 /* A frame of a bus log: its number in the file (from 1, the groups' frames
  * one group after another), its time from the measurement's start (s), bus

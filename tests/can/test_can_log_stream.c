@@ -3,7 +3,7 @@
  * ASC, BLF, MDF 4 written here) in the order rtcosim_can_log_read keeps them,
  * with the same fields; a sink's error stops the read; and the log writer a
  * frame at a time writes the same bytes as rtcosim_can_log_write, refusing
- * an MDF log that gets other frames than it was told. */
+ * an MDF log that gets other frames than it was told unless truncated. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -258,6 +258,63 @@ static void mdf_writer_holds_to_its_layout(void **state)
     rtcosim_can_log_writer_abort(w);
 }
 
+/* A log that ends short of the frames its layout announced (a conversion
+ * stopped by Ctrl-C), truncated before its close: every format is a log of
+ * the frames added; an MDF file's cycle count and DT length say 2 (read
+ * here from the blocks: asammdf takes a sorted group's records by its
+ * cycle count), in one DT block and in DZ blocks (a long announcement). */
+static void a_truncated_log_holds_what_was_added(void **state)
+{
+    (void)state;
+    static const char *names[] = {"t.log", "t.asc", "t.blf", "t.mf4", "long.mf4"};
+    rtcosim_can_log_entry e[2] = {classic(1000000, 0x100, 1), classic(2000000, 0x101, 2)};
+    for (size_t f = 0; f < 5; f++) {
+        char *path = strdup(tu_scratch(names[f]));
+        rtcosim_error err;
+        rtcosim_can_log_layout layout = {.frames = f == 4 ? 100000 : 3};
+        rtcosim_can_log_writer *w = NULL;
+        assert_int_equal(rtcosim_can_log_writer_open(path, rtcosim_can_log_format_of(path), "can0",
+                                                     &layout, &w, &err), RTCOSIM_OK);
+        for (size_t i = 0; i < 2; i++)
+            assert_int_equal(rtcosim_can_log_writer_add(w, &e[i], &err), RTCOSIM_OK);
+        rtcosim_can_log_writer_truncate(w);
+        if (rtcosim_can_log_writer_close(w, &err) != RTCOSIM_OK)
+            fail_msg("%s: %s", names[f], err.message);
+        rtcosim_can_log *log = NULL;
+        if (rtcosim_can_log_read(path, &log, &err) != RTCOSIM_OK)
+            fail_msg("%s: %s", names[f], err.message);
+        assert_int_equal(rtcosim_can_log_count(log), 2);
+        for (size_t i = 0; i < 2; i++) {
+            const rtcosim_can_log_record *r = &rtcosim_can_log_records(log)[i];
+            assert_int_equal(r->id, e[i].frame.id);
+            assert_int_equal(r->size, e[i].frame.dlc);
+            assert_int_equal(r->time, e[i].end);
+        }
+        rtcosim_can_log_free(log);
+        if (f >= 3) {
+            size_t len = 0;
+            const char *d = tu_read_file(path, &len);
+            const char *cg = memmem(d, len, "##CG", 4);
+            assert_non_null(cg);
+            uint64_t cycles;
+            memcpy(&cycles, cg + 24 + 8 * 6 + 8, 8);
+            assert_int_equal(cycles, 2);
+            const char *dt = memmem(d, len, "##DT", 4);
+            if (f == 3) { /* one DT block: its length, 2 records of 24 bytes */
+                uint64_t dt_len;
+                assert_non_null(dt);
+                memcpy(&dt_len, dt + 8, 8);
+                assert_int_equal(dt_len, 24 + 2 * 24);
+                assert_int_equal((size_t)(dt - d) + dt_len, len);
+            } else {
+                assert_null(dt);
+                assert_non_null(memmem(d, len, "##DZ", 4));
+            }
+        }
+        free(path);
+    }
+}
+
 /* The sink's error ends the read at once and is the read's. */
 static void a_sinks_error_stops_the_read(void **state)
 {
@@ -292,6 +349,7 @@ int main(void)
         cmocka_unit_test(writer_equals_whole_write),
         cmocka_unit_test(mdf_writer_holds_to_its_layout),
         cmocka_unit_test(candump_lines_are_printf_lines),
+        cmocka_unit_test(a_truncated_log_holds_what_was_added),
         cmocka_unit_test(a_sinks_error_stops_the_read),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);

@@ -385,6 +385,104 @@ def peak_kb(argv):
     return int(kb)
 
 
+def test_ctrl_c_leaves_a_complete_log_of_the_frames_converted(cli, tmpdir_private):
+    """SIGINT in the middle of `can convert` (600 000 frames): the conversion
+    stops at the next frame, OUT is closed as a complete log of the frames
+    written so far (a BLF's header, ASC's end, an MDF file's cycle count),
+    they are the input's first ones, one line says how many, and the exit
+    status is 130 (before: OUT was left cut in the middle of a line or an
+    object, unreadable)."""
+    import signal
+    import time
+    log = os.path.join(tmpdir_private, "long.log")
+    with open(log, "w") as f:
+        for i in range(600_000):
+            f.write("(%010d.%06d) can0 %03X#%02X%02X\n"
+                    % (1700000000 + i // 10000, (i % 10000) * 100, 0x100 + i % 7, i & 0xFF,
+                       (i >> 8) & 0xFF))
+    with open(log) as f:
+        source_lines = f.read().splitlines()
+    for ext in ("log", "asc", "blf", "mf4"):
+        out = os.path.join(tmpdir_private, "cut." + ext)
+        p = subprocess.Popen([cli, "can", "convert", log, out], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        while not os.path.exists(out) and p.poll() is None:
+            time.sleep(0.002)
+        time.sleep(0.01)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate()
+        assert p.returncode == 130, (ext, p.returncode, err)
+        m = re.fullmatch(r"rtcosim: can convert: ended by SIGINT after (\d+) frames: \S+ "
+                         r"holds them \(a complete [^)]+\)\n", err)
+        assert m, (ext, err)
+        n = int(m.group(1))
+        assert 0 < n < 600_000, (ext, n)
+        back = os.path.join(tmpdir_private, "back-%s.log" % ext)
+        subprocess.run([cli, "can", "convert", out, back], check=True, capture_output=True)
+        with open(back) as f:
+            assert f.read().splitlines() == source_lines[:n], ext
+
+
+def test_ctrl_c_leaves_the_rows_decoded(cli, tmpdir_private):
+    """SIGINT while `can decode` writes its rows (600 000 frames, 200 000 of
+    EngineData): the output holds the rows so far, complete (a CSV's whole
+    lines, which are the full decode's first rows; an MDF file converted from
+    them, its CSV beside it removed), one line says how many, exit status
+    130; in the first pass (finding the messages) nothing is written."""
+    import signal
+    import time
+    from conftest import source
+    log = os.path.join(tmpdir_private, "long.log")
+    with open(log, "w") as f:
+        for i in range(600_000):
+            f.write("(%010d.%06d) can0 %03X#%02X%02X000000000000\n"
+                    % (1700000000 + i // 10000, (i % 10000) * 100, (0x0C0, 0x123, 0x7E8)[i % 3],
+                       i & 0xFF, (i >> 8) & 0xFF))
+    dbc = source("examples", "ecus", "vehicle.dbc")
+    full = os.path.join(tmpdir_private, "full.csv")
+    subprocess.run([cli, "can", "decode", log, "--dbc", dbc, "-o", full], check=True,
+                   capture_output=True)
+    with open(full) as f:
+        full_rows = f.read().splitlines()
+    for ext in ("csv", "mf4"):
+        out = os.path.join(tmpdir_private, "cut." + ext)
+        p = subprocess.Popen([cli, "can", "decode", log, "--dbc", dbc, "-o", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while not os.path.exists(out) and not os.path.exists(out + ".csv.part") and \
+                p.poll() is None:
+            time.sleep(0.002)
+        time.sleep(0.01)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate()
+        assert p.returncode == 130, (ext, p.returncode, err)
+        m = re.search(r"rtcosim: can decode: ended by SIGINT after (\d+) rows: \S+ holds them\n$",
+                      err)
+        assert m, (ext, err)
+        n = int(m.group(1))
+        assert 0 < n < 200_000, (ext, n)
+        assert not os.path.exists(out + ".csv.part")
+        if ext == "csv":
+            with open(out) as f:
+                assert f.read().splitlines() == full_rows[:n + 1]
+        else:
+            info = subprocess.run([cli, "info", out], check=True, capture_output=True,
+                                  text=True).stdout
+            assert re.search(r"\n1 +%d .*can0\.EngineData\.EngineSpeed" % n, info), info
+    # in the first pass: nothing written (a signal that comes before the process has set
+    # its handlers ends it as any program: tried again a little later)
+    out = os.path.join(tmpdir_private, "none.csv")
+    for delay in (0.03, 0.06, 0.1, 0.15, 0.2):
+        p = subprocess.Popen([cli, "can", "decode", log, "--dbc", dbc, "-o", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate()
+        if p.returncode != -signal.SIGINT:
+            break
+    assert p.returncode == 130 and "while reading" in err and "nothing written" in err, err
+    assert not os.path.exists(out)
+
+
 def test_a_long_log_converts_and_decodes_a_frame_at_a_time(cli, tmpdir_private):
     """600 000 frames (27 MB of candump -l): `can convert` to BLF, MDF and ASC
     and `can decode` stream them from the reader to the writer, so the peak
