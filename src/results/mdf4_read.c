@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "results/mdf_read_internal.h"
+#include "util/array.h"
 #include "util/le.h"
 
 typedef struct blk {
@@ -113,14 +114,8 @@ rtcosim_status mdf4_block_bytes(rd *r, const mdf_block_ref *b, bytes *out)
 
 static rtcosim_status add_block(rd *r, mdf_block_list *l, uint64_t at, const blk *b, bool dz)
 {
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        mdf_block_ref *p = realloc(l->blocks, cap * sizeof *p);
-        if (!p)
-            return mdf_oom(r);
-        l->blocks = p;
-        l->cap = cap;
-    }
+    if (!util_array_reserve(&l->blocks, l->count, &l->cap, sizeof *l->blocks, 16))
+        return mdf_oom(r);
     l->blocks[l->count++] = (mdf_block_ref){.at = at, .data = b->data, .size = b->size, .dz = dz};
     return RTCOSIM_OK;
 }

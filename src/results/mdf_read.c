@@ -48,6 +48,7 @@
 #include "results/result_table.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
+#include "util/array.h"
 #include "util/le.h"
 
 double mdf_f64(const uint8_t *p)
@@ -256,14 +257,8 @@ void mdf_group_free(group *g)
 
 static rtcosim_status add_offset(rd *r, group *g, size_t at)
 {
-    if (g->count == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 1024;
-        size_t *p = realloc(g->offsets, cap * sizeof *p);
-        if (!p)
-            return mdf_oom(r);
-        g->offsets = p;
-        g->cap = cap;
-    }
+    if (!util_array_reserve(&g->offsets, g->count, &g->cap, sizeof *g->offsets, 1024))
+        return mdf_oom(r);
     g->offsets[g->count++] = at;
     return RTCOSIM_OK;
 }
