@@ -365,17 +365,25 @@ static int run_can(int argc, char **argv)
     /* The log streams: read once per pass (columns, then rows), never held,
      * so that a log of gigabytes takes the memory of a short one; transport
      * sessions, Fast Packets and ISO-TP transfers are reassembled in the
-     * first pass (their messages kept, not their frames). An MDF log that
-     * brings its database is read whole (MDF's groups are merged in memory
-     * anyway), as is a log from a pipe, which cannot be read twice. */
+     * first pass (their messages kept, not their frames). The database an
+     * MDF log brings is read first, alone; a log from a pipe, which cannot
+     * be read twice, is read whole. */
     if (rc == 0 && dbc && j1939)
         rtcosim_dbc_set_j1939(dbc);
-    d.streaming = rc == 0 && dbc_path && cli_rereadable(log_path); /* (a pipe: read once) */
+    d.streaming = rc == 0 && cli_rereadable(log_path); /* (a pipe: read once) */
     if (rc == 0 && !d.streaming && rtcosim_can_log_read(log_path, &log, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
+    char *db_text = NULL, *db_name = NULL;
+    size_t db_size = 0;
+    if (rc == 0 && !dbc_path && d.streaming && /* (its attachment alone) */
+        rtcosim_can_log_read_database(log_path, &db_text, &db_size, &db_name, &err) !=
+            RTCOSIM_OK)
+        rc = cli_fail_error(&err);
     if (rc == 0 && !dbc_path) { /* the database the log carries (an MDF log's attachment) */
-        size_t size = 0;
-        const char *name = NULL, *text = rtcosim_can_log_database(log, &size, &name);
+        size_t size = db_size;
+        const char *name = db_name, *text = d.streaming ? db_text
+                                                        : rtcosim_can_log_database(log, &size,
+                                                                                   &name);
         if (!text)
             rc = cli_fail("can decode: %s carries no database: give --dbc FILE (usage: rtcosim "
                           "can decode LOG --dbc FILE [-o CSV])", log_path);
@@ -386,6 +394,8 @@ static int run_can(int argc, char **argv)
                 rc = cli_fail_error(&err);
         }
     }
+    free(db_text);
+    free(db_name);
     /* Ctrl-C (or SIGTERM) stops at the next frame: in the first pass nothing
      * is written; in the second the output holds the rows so far (a MAT or
      * MDF file converted from them) */

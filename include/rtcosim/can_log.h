@@ -118,7 +118,8 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
  * any length in the memory of one line or BLF container; a file is mapped,
  * not copied; an MDF bus log a data block at a time, its groups merged by
  * time in a second pass over the file, or read whole and sorted when a
- * group's own frames are out of time order). `frame` gets the log so far (its buses by name); a
+ * group's own frames are out of time order). `frame` gets the log so far (its buses by name,
+ * an MDF log's database from the first frame on); a
  * status other than RTCOSIM_OK stops the read and is returned. *out then
  * holds what the log says besides its frames (buses, count, CAN XL count,
  * source, database); rtcosim_can_log_records gives NULL. */
@@ -141,6 +142,11 @@ rtcosim_can_log_format rtcosim_can_log_source(const rtcosim_can_log *log);
  * inflated when compressed; its text (NUL-terminated, *size bytes) and its
  * file name (*name), or NULL when the log carries none. */
 const char *rtcosim_can_log_database(const rtcosim_can_log *log, size_t *size, const char **name);
+/* The same read from a log file without its frames (an MDF bus log's
+ * attachment): *text (malloc'd, NUL-terminated, *size bytes) and *name
+ * (malloc'd); both NULL when the file carries none (any other log). */
+rtcosim_status rtcosim_can_log_read_database(const char *path, char **text, size_t *size,
+                                             char **name, rtcosim_error *err);
 /* A record's frame on the wire (SOF through intermission, stuff bits
  * included) at these bit rates: the nominal one and CAN FD's data phase. */
 rtcosim_time_ns rtcosim_can_log_record_duration(const rtcosim_can_log_record *record,

@@ -14,6 +14,7 @@
 
 #include "log_internal.h"
 #include "results/mdf_bus.h"
+#include "util/read_file.h"
 
 typedef struct mdf_reader {
     rtcosim_can_log *log;
@@ -23,7 +24,7 @@ typedef struct mdf_reader {
      * time: each frame is named and given at once), and the shift of the
      * times (the measurement's start when frames precede it) */
     rtcosim_can_log_frame_fn *sink;
-    const mdf_bus_info *info;
+    mdf_bus_info *info;
     bool started;
     rtcosim_time_ns shift;
 } mdf_reader;
@@ -32,9 +33,21 @@ static rtcosim_status bus_of(mdf_reader *m, rtcosim_can_log_record *rec, rtcosim
 static rtcosim_status start_of(mdf_reader *m, const rtcosim_can_log_record *first,
                                rtcosim_time_ns start_ns, rtcosim_error *err);
 
+/* The database the file carries into the log (its owner from then on). */
+static void take_database(mdf_reader *m, mdf_bus_info *info)
+{
+    if (!info->database_name)
+        return;
+    m->log->database = info->database;
+    m->log->database_name = info->database_name;
+    m->log->database_size = info->database_size;
+    info->database = info->database_name = NULL;
+}
+
 static rtcosim_status add_frame(void *context, const mdf_can_frame *f, rtcosim_error *err)
 {
     mdf_reader *m = context;
+    take_database(m, m->info); /* (a sink has it from the first frame) */
     rtcosim_can_log_record rec = {.extended = f->extended, .remote = f->remote,
                                   .line = (int)(f->number < INT32_MAX ? f->number : INT32_MAX),
                                   .format = f->fd ? RTCOSIM_CAN_FORMAT_FD
@@ -159,9 +172,7 @@ rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *n
     log->sink = NULL;
     rtcosim_status st = mdf_bus_read(data, size, name, m.sink != NULL, add_frame, &m, &info, err);
     log->sink = m.sink;
-    log->database = info.database; /* (the log owns them now) */
-    log->database_name = info.database_name;
-    log->database_size = info.database_size;
+    take_database(&m, &info);
     if (info.by_time)
         return st;
     if (st == RTCOSIM_OK)
@@ -178,6 +189,26 @@ rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *n
         free(log->records);
         log->records = NULL;
         log->capacity = 0;
+    }
+    return st;
+}
+
+rtcosim_status rtcosim_can_log_read_database(const char *path, char **text, size_t *size,
+                                             char **name, rtcosim_error *err)
+{
+    *text = *name = NULL;
+    *size = 0;
+    util_file_view view;
+    rtcosim_status st = util_file_view_open(path, path, "CAN log", &view, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    mdf_bus_info info;
+    st = mdf_bus_database((const uint8_t *)view.data, view.size, path, &info, err);
+    util_file_view_close(&view);
+    if (st == RTCOSIM_OK && info.database_name) {
+        *text = info.database;
+        *size = info.database_size;
+        *name = info.database_name;
     }
     return st;
 }

@@ -77,12 +77,18 @@ typedef struct mdf_bus_info {
  * by_time, when each group's frames are in time order, merged in time order
  * (ties: the earlier group first) after a first pass has checked every
  * frame (info->by_time set; false: no frame given, read in the groups'
- * order and sort). fn's error ends the walk. Errors name the file (path)
- * and what is wrong, such as an MDF file that holds no CAN frames. */
+ * order and sort). info's database is read before the first frame. fn's
+ * error ends the walk. Errors name the file (path) and what is wrong, such
+ * as an MDF file that holds no CAN frames. */
 rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path, bool by_time,
                             rtcosim_status (*fn)(void *context, const mdf_can_frame *frame,
                                                  rtcosim_error *err),
                             void *context, mdf_bus_info *info, rtcosim_error *err);
+
+/* Only the database an MDF 4 file carries (info's database and name; NULL:
+ * none, or not an MDF 4 file). */
+rtcosim_status mdf_bus_database(const uint8_t *data, size_t size, const char *path,
+                                mdf_bus_info *info, rtcosim_error *err);
 
 #pragma GCC visibility pop
 

@@ -686,6 +686,17 @@ static rtcosim_status attached_database(rd *r, mdf_bus_info *info)
     return st;
 }
 
+rtcosim_status mdf_bus_database(const uint8_t *data, size_t size, const char *path,
+                                mdf_bus_info *info, rtcosim_error *err)
+{
+    *info = (mdf_bus_info){0};
+    if (size < 64 || (memcmp(data, "MDF     ", 8) != 0 && memcmp(data, "UnFinMF ", 8) != 0) ||
+        (unsigned)(data[28] | data[29] << 8) / 100 != 4)
+        return RTCOSIM_OK; /* (not MDF 4: no attachments) */
+    rd r = {.d = data, .n = size, .path = path, .err = err, .bus = true};
+    return attached_database(&r, info);
+}
+
 rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path, bool by_time,
                             rtcosim_status (*fn)(void *context, const mdf_can_frame *frame,
                                                  rtcosim_error *err),
@@ -726,6 +737,9 @@ rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path, 
         }
     }
     info->start_ns = r.start_ns;
+    /* (the database before the frames: a reader has it at the first) */
+    if (st == RTCOSIM_OK)
+        st = attached_database(&r, info);
     bool ordered = false;
     if (st == RTCOSIM_OK && by_time)
         st = first_pass(&r, src, ns, info, &ordered);
@@ -742,8 +756,6 @@ rtcosim_status mdf_bus_read(const uint8_t *data, size_t size, const char *path, 
         source_free(&src[i]);
     free(src);
     mdf_groups_free(g, ng);
-    if (st == RTCOSIM_OK)
-        st = attached_database(&r, info);
     if (st == RTCOSIM_OK && !frames && !info->error_frames)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: an MDF file without CAN frames (no "
                                "channel group of CAN_DataFrame records: not a CAN bus log)", path);

@@ -315,6 +315,34 @@ static void a_truncated_log_holds_what_was_added(void **state)
     }
 }
 
+/* The database of a log read alone: none in a candump log or an MDF log
+ * without attachment (an attached one: tests/can/test_can_log_mdf.py, can
+ * decode without --dbc); a missing file is an error naming it. */
+static void a_logs_database_alone(void **state)
+{
+    (void)state;
+    static const char *names[] = {"db.log", "db.mf4"};
+    rtcosim_can_log_entry e = classic(1000000, 0x100, 1);
+    rtcosim_error err;
+    for (size_t i = 0; i < 2; i++) {
+        char *p = strdup(tu_scratch(names[i]));
+        assert_int_equal(rtcosim_can_log_write(&e, 1, "can0", rtcosim_can_log_format_of(p), p,
+                                               &err), RTCOSIM_OK);
+        char *text = (char *)1, *name = (char *)1;
+        size_t size = 7;
+        assert_int_equal(rtcosim_can_log_read_database(p, &text, &size, &name, &err), RTCOSIM_OK);
+        assert_null(text);
+        assert_null(name);
+        assert_int_equal(size, 0);
+        free(p);
+    }
+    char *text, *name;
+    size_t size;
+    assert_int_not_equal(rtcosim_can_log_read_database("/nonexistent/x.mf4", &text, &size, &name,
+                                                       &err), RTCOSIM_OK);
+    assert_non_null(strstr(err.message, "/nonexistent/x.mf4"));
+}
+
 /* The sink's error ends the read at once and is the read's. */
 static void a_sinks_error_stops_the_read(void **state)
 {
@@ -350,6 +378,7 @@ int main(void)
         cmocka_unit_test(mdf_writer_holds_to_its_layout),
         cmocka_unit_test(candump_lines_are_printf_lines),
         cmocka_unit_test(a_truncated_log_holds_what_was_added),
+        cmocka_unit_test(a_logs_database_alone),
         cmocka_unit_test(a_sinks_error_stops_the_read),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
