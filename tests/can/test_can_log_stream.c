@@ -343,6 +343,79 @@ static void a_logs_database_alone(void **state)
     assert_non_null(strstr(err.message, "/nonexistent/x.mf4"));
 }
 
+/* candump's fast line reader and the general one (RTCOSIM_CAN_LOG_GENERAL=1)
+ * read the same frames from lines at the edges of the usual form, and
+ * refuse the same bad ones (the fuzz target compares them on any bytes). */
+static void fast_and_general_candump_agree(void **state)
+{
+    (void)state;
+    static const char good[] =
+        "(1436509052.249713) vcan0 44C#1122334455667788\n"
+        "(0.5) can1 0000123#AB\n"                 /* leading zeros: 7 digits, extended */
+        "(000000001.123456789123) can0 7FF#\n"    /* digits past ns, an empty frame */
+        "(2.000001) can0 000000123#01\n"          /* 9 id digits: the general reader */
+        "(3.000001) can0 1FFFFFFF##3" "00112233445566778899AABBCCDDEEFF"
+        "00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF"
+        "00112233445566778899AABBCCDDEEFF\n"       /* CAN FD, 64 bytes, BRS and ESI */
+        "(4.1) can0 123#R\n"                       /* remote */
+        "(4.2) can0 123#DEAD R\n"                  /* a direction after the frame */
+        "(4.3) can0 123#beef\tT\n"                /* lower case, a tab after */
+        "(4.4)\tcan0\t123#00\n"                   /* tabs between the fields */
+        "  (4.5)  can0   124#01\n"                 /* blanks before and between */
+        "(5) can0 125#02\n"                        /* no fraction */
+        "(.5) can0 126#03\n";                      /* no whole seconds */
+    static const char *bad[] = {"(1.5) can0 123#1\n", "(1.5) can0 800#00\n",
+                                "(1.5) can0 20000000#00\n", "(1.5) can0 123#GG\n",
+                                "(1.5 can0 123#00\n", "(1.5) can0 123##\n",
+                                "(1.5) can0 123#" "000102030405060708090A0B0C0D0E0F"
+                                "101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F"
+                                "303132333435363738393A3B3C3D3E3F40\n"};
+    rtcosim_error err;
+    rtcosim_can_log *fast = NULL, *general = NULL;
+    assert_int_equal(rtcosim_can_log_parse(good, sizeof good - 1, "good.log", &fast, &err),
+                     RTCOSIM_OK);
+    setenv("RTCOSIM_CAN_LOG_GENERAL", "1", 1);
+    assert_int_equal(rtcosim_can_log_parse(good, sizeof good - 1, "good.log", &general, &err),
+                     RTCOSIM_OK);
+    unsetenv("RTCOSIM_CAN_LOG_GENERAL");
+    assert_int_equal(rtcosim_can_log_count(fast), 12);
+    assert_int_equal(rtcosim_can_log_count(general), 12);
+    for (size_t i = 0; i < 12; i++) {
+        const rtcosim_can_log_record *a = &rtcosim_can_log_records(fast)[i],
+                                     *b = &rtcosim_can_log_records(general)[i];
+        assert_int_equal(a->time, b->time);
+        assert_int_equal(a->id, b->id);
+        assert_int_equal(a->extended, b->extended);
+        assert_int_equal(a->remote, b->remote);
+        assert_int_equal(a->size, b->size);
+        assert_int_equal(a->format, b->format);
+        assert_int_equal(a->flags, b->flags);
+        assert_memory_equal(a->data, b->data, a->size);
+        assert_string_equal(rtcosim_can_log_bus_name(fast, a->bus),
+                            rtcosim_can_log_bus_name(general, b->bus));
+    }
+    /* (and against the lines themselves: a few by hand) */
+    assert_int_equal(rtcosim_can_log_records(fast)[1].id, 0x123);
+    assert_true(rtcosim_can_log_records(fast)[1].extended);
+    assert_int_equal(rtcosim_can_log_records(fast)[2].time, 1123456789);
+    assert_int_equal(rtcosim_can_log_records(fast)[4].size, 64);
+    assert_int_equal(rtcosim_can_log_records(fast)[4].flags, 3);
+    rtcosim_can_log_free(fast);
+    rtcosim_can_log_free(general);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char a[sizeof err.message], b[sizeof err.message];
+        assert_int_not_equal(rtcosim_can_log_parse(bad[i], strlen(bad[i]), "bad.log", &fast, &err),
+                             RTCOSIM_OK);
+        snprintf(a, sizeof a, "%s", err.message);
+        setenv("RTCOSIM_CAN_LOG_GENERAL", "1", 1);
+        assert_int_not_equal(rtcosim_can_log_parse(bad[i], strlen(bad[i]), "bad.log", &general,
+                                                   &err), RTCOSIM_OK);
+        unsetenv("RTCOSIM_CAN_LOG_GENERAL");
+        snprintf(b, sizeof b, "%s", err.message);
+        assert_string_equal(a, b);
+    }
+}
+
 /* The sink's error ends the read at once and is the read's. */
 static void a_sinks_error_stops_the_read(void **state)
 {
@@ -379,6 +452,7 @@ int main(void)
         cmocka_unit_test(candump_lines_are_printf_lines),
         cmocka_unit_test(a_truncated_log_holds_what_was_added),
         cmocka_unit_test(a_logs_database_alone),
+        cmocka_unit_test(fast_and_general_candump_agree),
         cmocka_unit_test(a_sinks_error_stops_the_read),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
