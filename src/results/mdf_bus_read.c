@@ -23,227 +23,12 @@
 #include "results/mdf_read_internal.h"
 #include "util/le.h"
 
-/* ---- the bytes of a list of data blocks, in order ---- */
-
-typedef struct seq {
-    rd *r;
-    mdf_block_list list;
-    size_t next;        /* the next block to open */
-    const uint8_t *cur; /* the open block's bytes */
-    size_t len, pos;
-    uint64_t inflated;  /* deflated blocks' bytes so far (bounded: a block used twice) */
-    bytes dz;           /* the open block inflated */
-    bytes carry;        /* a piece across blocks */
-} seq;
-
-static rtcosim_status seq_open(seq *s, rd *r, uint64_t link)
-{
-    *s = (seq){.r = r};
-    rtcosim_status st = mdf4_data_blocks(r, link, &s->list);
-    uint64_t plain = 0;
-    for (size_t i = 0; st == RTCOSIM_OK && i < s->list.count; i++)
-        if (!s->list.blocks[i].dz && (plain += s->list.blocks[i].size) > r->n)
-            st = mdf_fail(r, "a data list whose blocks hold more than the file (a data block "
-                          "used twice?)", link);
-    return st;
-}
-
-static void seq_rewind(seq *s)
-{
-    s->next = 0;
-    s->cur = NULL;
-    s->len = s->pos = 0;
-    s->inflated = 0;
-}
-
-static void seq_free(seq *s)
-{
-    free(s->list.blocks);
-    free(s->dz.p);
-    free(s->carry.p);
-    *s = (seq){0};
-}
-
-/* Open the next block that holds bytes (*more false: none is left). */
-static rtcosim_status seq_next_block(seq *s, bool *more)
-{
-    *more = false;
-    while (s->next < s->list.count) {
-        const mdf_block_ref *b = &s->list.blocks[s->next++];
-        if (b->dz) {
-            s->dz.len = 0;
-            rtcosim_status st = mdf4_block_bytes(s->r, b, &s->dz);
-            if (st != RTCOSIM_OK)
-                return st;
-            /* deflate packs at most 1032 bytes in one */
-            if ((s->inflated += s->dz.len) / 1100 > s->r->n)
-                return mdf_fail(s->r, "a data list that inflates to more than the file can hold"
-                                " (a data block used twice?)", b->at);
-            s->cur = s->dz.p;
-            s->len = s->dz.len;
-        } else {
-            s->cur = b->data;
-            s->len = b->size;
-        }
-        s->pos = 0;
-        if (s->len) {
-            *more = true;
-            return RTCOSIM_OK;
-        }
-    }
-    return RTCOSIM_OK;
-}
-
-/* Have the data ended? */
-static rtcosim_status seq_at_end(seq *s, bool *end)
-{
-    bool more = true;
-    rtcosim_status st = s->pos == s->len ? seq_next_block(s, &more) : RTCOSIM_OK;
-    *end = !more;
-    return st;
-}
-
-/* Up to `most` bytes from where the reader is, from one block (*got 0: the
- * data have ended). */
-static rtcosim_status seq_some(seq *s, size_t most, const uint8_t **p, size_t *got)
-{
-    *got = 0;
-    if (s->pos == s->len) {
-        bool more;
-        rtcosim_status st = seq_next_block(s, &more);
-        if (st != RTCOSIM_OK || !more)
-            return st;
-    }
-    size_t n = s->len - s->pos < most ? s->len - s->pos : most;
-    *p = s->cur + s->pos;
-    s->pos += n;
-    *got = n;
-    return RTCOSIM_OK;
-}
-
-/* The next n bytes in one piece (*p valid until the next call); *got < n:
- * the data ended after *got of them. */
-static rtcosim_status seq_take(seq *s, size_t n, const uint8_t **p, size_t *got)
-{
-    if (s->len - s->pos >= n) {
-        *p = s->cur ? s->cur + s->pos : (const uint8_t *)"";
-        s->pos += n;
-        *got = n;
-        return RTCOSIM_OK;
-    }
-    s->carry.len = 0;
-    while (s->carry.len < n) {
-        const uint8_t *q;
-        size_t k;
-        rtcosim_status st = seq_some(s, n - s->carry.len, &q, &k);
-        if (st == RTCOSIM_OK && k)
-            st = mdf_append(s->r, &s->carry, q, k);
-        if (st != RTCOSIM_OK)
-            return st;
-        if (!k)
-            break;
-    }
-    *p = s->carry.p ? s->carry.p : (const uint8_t *)"";
-    *got = s->carry.len;
-    return RTCOSIM_OK;
-}
-
-/* ---- the records of a data group, one at a time ---- */
-
-typedef struct recs {
-    seq s;
-    const group *groups; /* the data group's channel groups (record sizes by id) */
-    size_t ng;
-    bool done;
-} recs;
-
-static rtcosim_status recs_open(recs *c, rd *r, const group *groups, size_t ng)
-{
-    *c = (recs){.groups = groups, .ng = ng};
-    return seq_open(&c->s, r, groups[0].data_link);
-}
-
-static void recs_rewind(recs *c)
-{
-    seq_rewind(&c->s);
-    c->done = false;
-}
-
-/* The next record: its group (*hit) and bytes (*p, valid until the next
- * call; a VLSD record's bytes after its length); 0 at the end (a record
- * cut short ends the records), -1 on an error (*st). */
-static int recs_next(recs *c, const group **hit, const uint8_t **p, size_t *size,
-                     rtcosim_status *st)
-{
-    rd *r = c->s.r;
-    uint8_t id_size = c->groups[0].id_size;
-    uint64_t dg = c->groups[0].dg_at;
-    const uint8_t *q;
-    size_t got;
-    if (c->done)
-        return 0;
-    uint64_t id = 0;
-    if (id_size) {
-        if ((*st = seq_take(&c->s, id_size, &q, &got)) != RTCOSIM_OK)
-            return -1;
-        if (got == 0) {
-            c->done = true;
-            return 0;
-        }
-        if (got < id_size) {
-            *st = mdf_fail(r, "its data end inside a record id", dg);
-            return -1;
-        }
-        for (size_t i = 0; i < id_size; i++)
-            id |= (uint64_t)q[i] << (8 * i);
-    } else {
-        bool end;
-        if ((*st = seq_at_end(&c->s, &end)) != RTCOSIM_OK)
-            return -1;
-        if (end) {
-            c->done = true;
-            return 0;
-        }
-    }
-    const group *h = NULL;
-    for (size_t k = 0; k < c->ng && !h; k++)
-        h = id_size == 0 || c->groups[k].record_id == id ? &c->groups[k] : NULL;
-    if (!h) {
-        char what[64];
-        snprintf(what, sizeof what, "record id %llu of no channel group", (unsigned long long)id);
-        *st = mdf_fail(r, what, dg);
-        return -1;
-    }
-    size_t n = (size_t)h->data_bytes + h->inval_bytes;
-    if (h->vlsd) {
-        if ((*st = seq_take(&c->s, 4, &q, &got)) != RTCOSIM_OK)
-            return -1;
-        if (got < 4) {
-            *st = mdf_fail(r, "its data end inside a variable-length record", dg);
-            return -1;
-        }
-        n = le_get32(q);
-    }
-    if ((*st = seq_take(&c->s, n, &q, &got)) != RTCOSIM_OK)
-        return -1;
-    if (got < n) {
-        c->done = true; /* cut short at the end: the records before it count */
-        return 0;
-    }
-    if (n == 0 && id_size == 0)
-        c->done = true; /* records of no bytes: this one read */
-    *hit = h;
-    *p = q;
-    *size = n;
-    return 1;
-}
-
 /* ---- the variable-length bytes a byte-array channel points into ---- */
 
 typedef struct vstream {
     const group *vg; /* a VLSD channel group's records (NULL: SD blocks) */
-    recs rc;
-    seq sd;
+    mdf_recs rc;
+    mdf_seq sd;
     bytes win;          /* the stream's bytes [base, base + win.len) */
     uint64_t base;
     bool keep_all;      /* a record pointed back: keep every byte from the start */
@@ -252,9 +37,9 @@ typedef struct vstream {
 static void vs_rewind(vstream *v)
 {
     if (v->vg)
-        recs_rewind(&v->rc);
+        mdf_recs_rewind(&v->rc);
     else
-        seq_rewind(&v->sd);
+        mdf_seq_rewind(&v->sd);
     v->win.len = 0;
     v->base = 0;
 }
@@ -282,7 +67,7 @@ static rtcosim_status vs_need(rd *r, vstream *v, uint64_t at, uint64_t n, const 
         if (v->vg) {
             const group *hit;
             int k;
-            while ((k = recs_next(&v->rc, &hit, &q, &got, &st)) > 0 && hit != v->vg)
+            while ((k = mdf_recs_next(&v->rc, &hit, &q, &got, &st)) > 0 && hit != v->vg)
                 ;
             if (k < 0)
                 return st;
@@ -293,7 +78,7 @@ static rtcosim_status vs_need(rd *r, vstream *v, uint64_t at, uint64_t n, const 
             if ((st = mdf_append(r, &v->win, len, 4)) != RTCOSIM_OK)
                 return st;
         } else {
-            if ((st = seq_some(&v->sd, (size_t)1 << 20, &q, &got)) != RTCOSIM_OK)
+            if ((st = mdf_seq_some(&v->sd, (size_t)1 << 20, &q, &got)) != RTCOSIM_OK)
                 return st;
             if (got == 0)
                 return RTCOSIM_OK;
@@ -320,7 +105,7 @@ typedef struct source {
     size_t index; /* the group's place among the file's groups (from 0) */
     bool remote;
     ptrdiff_t id, ide, bus, dlc, len, bytes, edl, brs, esi;
-    recs rc;
+    mdf_recs rc;
     vstream vs;
     bool has_vs;
     size_t k;           /* records of the group read (the index of virtual channels) */
@@ -385,7 +170,7 @@ static rtcosim_status source_open(rd *r, source *s, const group *all, size_t ng,
                                  r->path, k + 1, name, s->id < 0 ? "a numeric ID" : "DataBytes");
     size_t first, last;
     data_group_of(all, ng, k, &first, &last);
-    rtcosim_status st = recs_open(&s->rc, r, all + first, last - first);
+    rtcosim_status st = mdf_recs_open(&s->rc, r, all + first, last - first);
     if (st != RTCOSIM_OK || s->bytes < 0 || g->chans[s->bytes].raw != 2)
         return st;
     /* variable-length DataBytes: a VLSD channel group of the same data
@@ -396,28 +181,28 @@ static rtcosim_status source_open(rd *r, source *s, const group *all, size_t ng,
         if (all[j].at == c->data_link && all[j].vlsd)
             s->vs.vg = &all[j];
     if (s->vs.vg)
-        return recs_open(&s->vs.rc, r, all + first, last - first);
+        return mdf_recs_open(&s->vs.rc, r, all + first, last - first);
     char kind[4] = "";
     if (c->data_link < r->n && r->n - c->data_link >= 4)
         memcpy(kind, r->d + c->data_link, 4);
     if (memcmp(kind, "##CG", 4) == 0)
         return mdf_fail(r, "a VLSD channel group not in its channel's data group", c->data_link);
-    return seq_open(&s->vs.sd, r, c->data_link);
+    return mdf_seq_open(&s->vs.sd, r, c->data_link);
 }
 
 static void source_free(source *s)
 {
-    seq_free(&s->rc.s);
+    mdf_seq_free(&s->rc.s);
     if (s->vs.vg)
-        seq_free(&s->vs.rc.s);
+        mdf_seq_free(&s->vs.rc.s);
     else
-        seq_free(&s->vs.sd);
+        mdf_seq_free(&s->vs.sd);
     free(s->vs.win.p);
 }
 
 static void source_rewind(source *s)
 {
-    recs_rewind(&s->rc);
+    mdf_recs_rewind(&s->rc);
     if (s->has_vs) {
         vs_rewind(&s->vs);
         s->vs.keep_all = false;
@@ -460,7 +245,8 @@ static int decode(rd *r, source *s, const uint8_t *rec, rtcosim_status *st)
     mdf_can_frame f = {.time = t, .has_channel = s->bus >= 0,
                        .channel = (unsigned)whole(s, s->bus, rec, 255),
                        .id = (uint32_t)(idv & 0x1FFFFFFFu), .remote = s->remote,
-                       .fd = num(s, s->edl, rec, 0) != 0, .dlc = (uint8_t)whole(s, s->dlc, rec, 15)};
+                       .fd = num(s, s->edl, rec, 0) != 0,
+                       .dlc = (uint8_t)whole(s, s->dlc, rec, 15)};
     f.extended = num(s, s->ide, rec, 0) != 0 || (idv >> 31 & 1) || f.id > 0x7FF;
     f.brs = f.fd && num(s, s->brs, rec, 0) != 0;
     f.esi = f.fd && num(s, s->esi, rec, 0) != 0;
@@ -520,7 +306,7 @@ static int source_next(rd *r, source *s, rtcosim_status *st)
         const group *hit;
         const uint8_t *rec;
         size_t size;
-        int n = recs_next(&s->rc, &hit, &rec, &size, st);
+        int n = mdf_recs_next(&s->rc, &hit, &rec, &size, st);
         if (n <= 0)
             return n;
         if (hit != s->g)
@@ -543,16 +329,16 @@ static rtcosim_status has_records(rd *r, const group *all, size_t ng, size_t k, 
 {
     size_t first, last;
     data_group_of(all, ng, k, &first, &last);
-    recs c;
-    rtcosim_status st = recs_open(&c, r, all + first, last - first);
+    mdf_recs c;
+    rtcosim_status st = mdf_recs_open(&c, r, all + first, last - first);
     const group *hit = NULL;
     const uint8_t *p;
     size_t size;
     int n = 0;
-    while (st == RTCOSIM_OK && (n = recs_next(&c, &hit, &p, &size, &st)) > 0 && hit != &all[k])
+    while (st == RTCOSIM_OK && (n = mdf_recs_next(&c, &hit, &p, &size, &st)) > 0 && hit != &all[k])
         ;
     *any = n > 0;
-    seq_free(&c.s);
+    mdf_seq_free(&c.s);
     return st;
 }
 

@@ -157,4 +157,41 @@ rtcosim_status mdf4_data_blocks(rd *r, uint64_t at, mdf_block_list *out);
 /* A block's bytes (inflated when deflated) appended to out. */
 rtcosim_status mdf4_block_bytes(rd *r, const mdf_block_ref *b, bytes *out);
 
+/* The bytes of a list of data blocks (an MDF 4 data link), in order
+ * (mdf_records.c): open lists the blocks (their plain bytes bounded by the
+ * file: a block used twice is refused), some gives up to `most` bytes from
+ * one block, take the next n in one piece (a piece across blocks copied;
+ * *got < n: the data ended after *got), both valid until the next call. */
+typedef struct mdf_seq {
+    rd *r;
+    mdf_block_list list;
+    size_t next;        /* the next block to open */
+    const uint8_t *cur; /* the open block's bytes */
+    size_t len, pos;
+    uint64_t inflated;  /* deflated blocks' bytes so far (bounded: a block used twice) */
+    bytes dz;           /* the open block inflated */
+    bytes carry;        /* a piece across blocks */
+} mdf_seq;
+rtcosim_status mdf_seq_open(mdf_seq *s, rd *r, uint64_t link);
+void mdf_seq_rewind(mdf_seq *s);
+void mdf_seq_free(mdf_seq *s);
+rtcosim_status mdf_seq_some(mdf_seq *s, size_t most, const uint8_t **p, size_t *got);
+rtcosim_status mdf_seq_take(mdf_seq *s, size_t n, const uint8_t **p, size_t *got);
+
+/* The records of a data group (groups[0..ng): its channel groups, as
+ * mdf4_read_groups gives them in rd.layout or rd.bus), one at a time:
+ * next gives its group (*hit) and bytes (*p, valid until the next call; a
+ * VLSD record's bytes after its length), 0 at the end (a record cut short
+ * ends the records, as mdf_find_records reads them), -1 on an error (*st). */
+typedef struct mdf_recs {
+    mdf_seq s;
+    const group *groups; /* the data group's channel groups (record sizes by id) */
+    size_t ng;
+    bool done;
+} mdf_recs;
+rtcosim_status mdf_recs_open(mdf_recs *c, rd *r, const group *groups, size_t ng);
+void mdf_recs_rewind(mdf_recs *c);
+int mdf_recs_next(mdf_recs *c, const group **hit, const uint8_t **p, size_t *size,
+                  rtcosim_status *st);
+
 #endif
