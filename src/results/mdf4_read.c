@@ -378,7 +378,9 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         (*groups)[k].id_size = id_size;
         (*groups)[k].data_link = link_at(&dg, 2);
     }
-    if (r->bus) /* (its records are read a block at a time: mdf_bus_read.c) */
+    /* (records read a block at a time: mdf_bus_read.c, mdf_info.c; a data
+     * group without channel groups has none to read, whatever its link) */
+    if (r->bus || r->layout || *ng == first)
         return RTCOSIM_OK;
     bool channels = false;
     for (size_t k = first; k < *ng; k++)

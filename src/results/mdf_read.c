@@ -498,8 +498,7 @@ rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, con
     return st;
 }
 
-/* The file mapped for fn (size 0 or unmappable: an error). */
-static rtcosim_status with_file(const char *path,
+rtcosim_status mdf_with_file(const char *path,
                                 rtcosim_status (*fn)(const uint8_t *, size_t, void *),
                                 void *context, rtcosim_error *err)
 {
@@ -537,85 +536,5 @@ rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcos
 {
     *out = NULL;
     table_job j = {path, out, err};
-    return with_file(path, table_of, &j, err);
-}
-
-typedef struct print_job {
-    const char *path;
-    FILE *out;
-    rtcosim_error *err;
-    bool signals_only; /* nothing printed when no numeric channel is there */
-} print_job;
-
-static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
-{
-    print_job *j = context;
-    rd r = {.d = data, .n = size, .path = j->path, .err = j->err,
-            .channels_only = j->signals_only};
-    group *g = NULL;
-    size_t ng = 0, channels = 0;
-    rtcosim_status st = mdf_read_groups(&r, &g, &ng);
-    if (st != RTCOSIM_OK) {
-        mdf_groups_free(g, ng);
-        return st;
-    }
-    for (size_t k = 0; k < ng; k++)
-        channels += g[k].nchan - (g[k].master >= 0);
-    if (j->signals_only && !channels) {
-        mdf_groups_free(g, ng);
-        return RTCOSIM_OK;
-    }
-    if (!j->signals_only) /* (the bus log's reading said it) */
-        mdf_warn_unfinalized(&r);
-    if (j->signals_only)
-        fputc('\n', j->out);
-    char program[9] = "";
-    for (size_t i = 0; i < 8 && data[16 + i] >= ' ' && data[16 + i] < 127; i++)
-        program[i] = (char)data[16 + i];
-    for (size_t i = strlen(program); i > 0 && program[i - 1] == ' '; i--)
-        program[i - 1] = '\0';
-    fprintf(j->out, "%-20s %s (MDF %.4s, written by %s)\n%-20s %s\n%-20s %zu, %zu numeric "
-            "channels", "measurement", j->path, (const char *)data + 8, program, "start", r.start,
-            "channel groups", ng, channels);
-    if (r.skipped || r.raw_conversions)
-        fprintf(j->out, " (%zu more left out: not numbers; %zu with raw values: a conversion"
-                " not read: a value table, formula or text)", r.skipped, r.raw_conversions);
-    fprintf(j->out, "\n\n%-5s %8s %-25s %-32s %-8s %12s %12s %s\n", "group", "records",
-            "master: from .. to", "channel", "unit", "min", "max", "invalid");
-    for (size_t k = 0; k < ng; k++) {
-        char span[64] = "(no master: left out)";
-        if (g[k].master >= 0 && g[k].count)
-            snprintf(span, sizeof span, "%.6g .. %.6g %s", g[k].time[0],
-                     g[k].time[g[k].count - 1], g[k].chans[g[k].master].unit
-                                                    ? g[k].chans[g[k].master].unit : "");
-        for (size_t i = 0; i < g[k].nchan; i++) {
-            if ((ptrdiff_t)i == g[k].master)
-                continue;
-            double lo = INFINITY, hi = -INFINITY;
-            size_t invalid = 0;
-            for (size_t n = 0; n < g[k].count; n++) {
-                double v = g[k].values[i][n];
-                invalid += isnan(v);
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
-            }
-            fprintf(j->out, "%-5zu %8zu %-25s %-32s %-8s %12.6g %12.6g %zu\n", k + 1, g[k].count,
-                    span, g[k].chans[i].name, g[k].chans[i].unit ? g[k].chans[i].unit : "-",
-                    lo, hi, invalid);
-        }
-    }
-    mdf_groups_free(g, ng);
-    return RTCOSIM_OK;
-}
-
-rtcosim_status rtcosim_results_print_mdf(const char *path, FILE *out, rtcosim_error *err)
-{
-    print_job j = {path, out, err, false};
-    return with_file(path, print_of, &j, err);
-}
-
-rtcosim_status rtcosim_results_print_mdf_signals(const char *path, FILE *out, rtcosim_error *err)
-{
-    print_job j = {path, out, err, true};
-    return with_file(path, print_of, &j, err);
+    return mdf_with_file(path, table_of, &j, err);
 }

@@ -30,6 +30,9 @@ typedef struct rd {
     /* (not rd.bus) data groups whose channel groups hold no channel but
      * their master are not read (no records: signals beside a bus log) */
     bool channels_only;
+    /* MDF 4 only: the channel groups' layout, no records (as rd.bus, with
+     * a measurement's channels; mdf_info.c walks the records) */
+    bool layout;
     bool can_frames; /* (not rd.bus) a CAN_DataFrame structure was left out */
     /* An unfinalized MDF 4 file (what loggers leave: "UnFinMF ", or flags
      * set), read as far as its records go; dt_to_end: its last DT block's
@@ -125,6 +128,11 @@ double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t
 /* Each channel's values from the group's records. */
 rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data);
 void mdf_group_free(group *g);
+
+/* The file at path mapped for fn (size 0 or unmappable: an error). */
+rtcosim_status mdf_with_file(const char *path,
+                             rtcosim_status (*fn)(const uint8_t *, size_t, void *),
+                             void *context, rtcosim_error *err);
 
 /* Every data group of an MDF file (version 3 or 4, told by its
  * identification block) read into *groups. */

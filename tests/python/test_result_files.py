@@ -3,6 +3,7 @@ files read back with scipy.io.loadmat in the Dymola layout and compared
 value by value with the CSV; plots checked on the figure (lines, units,
 panels) and for layout by measuring the label, tick label and legend boxes."""
 import os
+import re
 import subprocess
 import sys
 
@@ -103,12 +104,22 @@ def test_a_long_runs_mf4_is_written_a_row_at_a_time(cli, tmpdir_private):
     """2 000 001 rows (2000 s at 1 ms): the conversion at close reads the
     recorder's CSV a row at a time (twice), so the process's peak memory
     stays far below the rows' (it held every cell as text: 151 MB for this
-    run before); the file holds them all."""
+    run before); the file holds them all, and `info` of it walks the records
+    a data block at a time (119 MB before: the data and every value read
+    whole), with the extremes of the bouncing ball (h from 0 to its start, 1 m)."""
     out = os.path.join(tmpdir_private, "long.mf4")
     peak_kb = long_run_peak_kb(cli, out)
     assert peak_kb < 48 * 1024, peak_kb
     info = subprocess.run([cli, "info", out], check=True, capture_output=True, text=True).stdout
     assert "1      2000001 0 .. 2000 s" in info, info
+    assert re.search(r"\n1 +2000001 +0 \.\. 2000 s +h +m +0 +1 0\n", info), info
+    probe = ("import resource, subprocess, sys; "
+             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    if "ASAN_OPTIONS" not in os.environ:  # (the sanitizer's own memory)
+        info_kb = int(subprocess.run([sys.executable, "-c", probe, cli, "info", out], check=True,
+                                     capture_output=True, text=True).stdout)
+        assert info_kb < 32 * 1024, info_kb
 
 
 def test_a_long_runs_mat_holds_the_matrix_only(cli, tmpdir_private):
