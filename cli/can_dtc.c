@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/can_log.h"
 #include "rtcosim/dbc.h"
 #include "rtcosim/isotp.h"
@@ -159,6 +160,7 @@ typedef struct reading {
     bool relative, any;
     rtcosim_time_ns origin;
     size_t dm, uds;
+    size_t frames; /* read so far */
 } reading;
 
 static void print_dm_line(reading *rd, const rtcosim_can_log *log, rtcosim_time_ns time,
@@ -176,6 +178,9 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
                            const rtcosim_can_log_record *r, rtcosim_error *err)
 {
     reading *rd = context;
+    if (atomic_load_explicit(&cli_stop_signal, memory_order_relaxed))
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted");
+    rd->frames++;
     size_t i = rtcosim_can_log_count(log) - 1;
     if (!rd->any) {
         rd->any = true;
@@ -221,12 +226,24 @@ int cli_can_dtc(int argc, char **argv)
     if (rc == 0 && (!(rd.tp_stream = rtcosim_j1939_tp_begin(&rd.tp)) ||
                     !(rd.iso_stream = rtcosim_isotp_begin(ids, id_count, &rd.iso))))
         rc = cli_fail("out of memory");
-    if (rc == 0 && rtcosim_can_log_scan(log_path, take, &rd, &log, &err) != RTCOSIM_OK)
+    /* Ctrl-C (or SIGTERM) stops the reading at the next frame: what was
+     * printed stands (flushed) */
+    cli_signals_install();
+    if (rc == 0 && rtcosim_can_log_scan(log_path, take, &rd, &log, &err) != RTCOSIM_OK &&
+        !atomic_load(&cli_stop_signal))
         rc = cli_fail_error(&err);
+    cli_signals_restore();
+    int signo = atomic_load(&cli_stop_signal);
     rtcosim_j1939_tp_end(rd.tp_stream);
     rtcosim_isotp_end(rd.iso_stream);
     if (rc == 0 && fflush(stdout) != 0)
         rc = cli_fail("writing standard output failed");
+    if (rc == 0 && signo) {
+        fprintf(stderr, "rtcosim: can dtc: ended by %s after %zu frames of %s: %zu J1939 "
+                "DM1/DM2 messages, %zu OBD/UDS DTC answers so far\n", cli_signal_name(signo),
+                rd.frames, log_path, rd.dm, rd.uds);
+        rc = cli_signal_exit_code(signo);
+    }
     if (rc == 0)
         fprintf(stderr, "rtcosim: %s: %zu J1939 DM1/DM2 messages, %zu OBD/UDS DTC answers\n",
                 log_path, rd.dm, rd.uds);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/can_log.h"
 #include "rtcosim/isotp.h"
 #include "rtcosim/results.h"
@@ -296,6 +297,8 @@ static rtcosim_status feed(void *context, const rtcosim_can_log *log,
                            const rtcosim_can_log_record *r, rtcosim_error *err)
 {
     reading *rd = context;
+    if (atomic_load_explicit(&cli_stop_signal, memory_order_relaxed))
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted");
     if (!rd->any) {
         rd->any = true;
         rd->first_time = r->time;
@@ -360,8 +363,14 @@ int cli_can_isotp(int argc, char **argv)
     reading rd = {0};
     if (rc == 0 && !(rd.stream = rtcosim_isotp_begin(ids, id_count, &tp)))
         rc = cli_fail("out of memory");
-    if (rc == 0 && rtcosim_can_log_scan(log_path, feed, &rd, &log, &err) != RTCOSIM_OK)
+    /* Ctrl-C (or SIGTERM) stops the reading at the next frame: the messages
+     * completed so far are listed */
+    cli_signals_install();
+    if (rc == 0 && rtcosim_can_log_scan(log_path, feed, &rd, &log, &err) != RTCOSIM_OK &&
+        !atomic_load(&cli_stop_signal))
         rc = cli_fail_error(&err);
+    cli_signals_restore();
+    int signo = atomic_load(&cli_stop_signal);
     rtcosim_isotp_end(rd.stream);
     if (rc == 0) {
         rtcosim_time_ns origin = relative ? rd.first_time : 0;
@@ -381,6 +390,12 @@ int cli_can_isotp(int argc, char **argv)
             rc = cli_fail("%s: writing the CSV file failed", output);
         else if (rc == 0 && out == stdout && fflush(stdout) != 0)
             rc = cli_fail("writing standard output failed");
+    }
+    if (rc == 0 && signo) {
+        fprintf(stderr, "rtcosim: can isotp: ended by %s after %zu frames of %s: the %zu "
+                "messages completed so far %s\n", cli_signal_name(signo), tp.frames, log_path,
+                tp.count, output ? "are in the CSV file" : "are listed");
+        rc = cli_signal_exit_code(signo);
     }
     if (rc == 0) {
         fprintf(stderr, "rtcosim: %s: %zu ISO-TP messages from %zu frames on %s (%zu flow "

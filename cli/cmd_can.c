@@ -202,8 +202,10 @@ static int decoder_init(decoder *d, const char *const *signals, size_t signal_co
         rtcosim_can_log *meta = NULL;
         rtcosim_error err;
         rtcosim_status st = rtcosim_can_log_scan(d->log_path, classify_frame, d, &meta, &err);
-        if (st != RTCOSIM_OK)
+        if (st != RTCOSIM_OK) {
+            rtcosim_can_log_free(meta);
             return d->rc ? d->rc : cli_fail_error(&err);
+        }
         d->log = meta; /* (its buses, counts and source; freed by the caller) */
     } else {
         size_t n = rtcosim_can_log_count(d->log);

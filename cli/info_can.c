@@ -304,6 +304,7 @@ int cli_info_can_log_try(const char *path, const char *dbc_path, rtcosim_error *
         return cli_fail("info: out of memory");
     rtcosim_status s = rtcosim_can_log_scan(path, take_frame, &st, &log, err);
     if (s != RTCOSIM_OK) {
+        rtcosim_can_log_free(log);
         stats_free(&st);
         return -1;
     }

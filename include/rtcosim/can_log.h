@@ -122,7 +122,9 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
  * an MDF log's database from the first frame on); a
  * status other than RTCOSIM_OK stops the read and is returned. *out then
  * holds what the log says besides its frames (buses, count, CAN XL count,
- * source, database); rtcosim_can_log_records gives NULL. */
+ * source, database); rtcosim_can_log_records gives NULL. A sink's
+ * RTCOSIM_ECANCELED (it has seen enough, or was interrupted) also leaves
+ * *out the log as read so far, for the caller to free. */
 typedef rtcosim_status rtcosim_can_log_frame_fn(void *context, const rtcosim_can_log *log,
                                                 const rtcosim_can_log_record *record,
                                                 rtcosim_error *err);

@@ -651,12 +651,12 @@ static rtcosim_status read_log(const char *path, rtcosim_can_log_frame_fn *frame
     util_file_view_close(&view);
     log->sink = NULL;
     log->view = NULL;
-    if (st != RTCOSIM_OK) {
+    if (st != RTCOSIM_OK && !(frame && st == RTCOSIM_ECANCELED)) {
         rtcosim_can_log_free(log);
         return st;
     }
-    *out = log;
-    return RTCOSIM_OK;
+    *out = log; /* (a sink's stop: what was read so far) */
+    return st;
 }
 
 rtcosim_status rtcosim_can_log_read(const char *path, rtcosim_can_log **out, rtcosim_error *err)

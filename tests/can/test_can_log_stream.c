@@ -21,6 +21,7 @@ typedef struct seen {
     char bus[16][16];
     size_t n;
     size_t stop_after; /* 0: never */
+    bool cancel;       /* stop with RTCOSIM_ECANCELED (else RTCOSIM_EIO) */
 } seen;
 
 static rtcosim_status keep(void *context, const rtcosim_can_log *log,
@@ -28,7 +29,8 @@ static rtcosim_status keep(void *context, const rtcosim_can_log *log,
 {
     seen *s = context;
     if (s->stop_after && s->n == s->stop_after)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "sink: full after %zu", s->n);
+        return rtcosim_error_set(err, s->cancel ? RTCOSIM_ECANCELED : RTCOSIM_EIO,
+                                 "sink: full after %zu", s->n);
     assert_true(s->n < 16);
     /* the log counts the frames given so far, this one included (its index
      * in the log is the count - 1, as the reassemblers take it) */
@@ -433,6 +435,15 @@ static void a_sinks_error_stops_the_read(void **state)
     assert_null(meta);
     assert_int_equal(s.n, 5);
     assert_string_equal(err.message, "sink: full after 5");
+    /* a sink that has seen enough (RTCOSIM_ECANCELED): the log so far stays,
+     * its buses and the frames given */
+    s = (seen){.stop_after = 5, .cancel = true};
+    assert_int_equal(rtcosim_can_log_scan(path, keep, &s, &meta, &err), RTCOSIM_ECANCELED);
+    assert_non_null(meta);
+    assert_int_equal(rtcosim_can_log_count(meta), 6); /* (the sixth was given, and refused) */
+    assert_string_equal(rtcosim_can_log_bus_name(meta, 0), "can0");
+    assert_null(rtcosim_can_log_records(meta));
+    rtcosim_can_log_free(meta);
     /* a malformed line after good ones: the frames before it went out, then
      * the error names file and line */
     tu_write_file(path, "(1.0) can0 123#11\n(2.0) can0 123#22\n(3.0) can0 XYZ#33\n");
