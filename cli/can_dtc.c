@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "can_transport.h"
 #include "cli.h"
 #include "signals.h"
 #include "rtcosim/can_log.h"
@@ -178,8 +179,6 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
                            const rtcosim_can_log_record *r, rtcosim_error *err)
 {
     reading *rd = context;
-    if (atomic_load_explicit(&cli_stop_signal, memory_order_relaxed))
-        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted");
     rd->frames++;
     size_t i = rtcosim_can_log_count(log) - 1;
     if (!rd->any) {
@@ -228,12 +227,10 @@ int cli_can_dtc(int argc, char **argv)
         rc = cli_fail("out of memory");
     /* Ctrl-C (or SIGTERM) stops the reading at the next frame: what was
      * printed stands (flushed) */
-    cli_signals_install();
-    if (rc == 0 && rtcosim_can_log_scan(log_path, take, &rd, &log, &err) != RTCOSIM_OK &&
-        !atomic_load(&cli_stop_signal))
+    int signo = 0;
+    if (rc == 0 &&
+        cli_can_log_scan_stoppable(log_path, take, &rd, &log, &signo, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
-    cli_signals_restore();
-    int signo = atomic_load(&cli_stop_signal);
     rtcosim_j1939_tp_end(rd.tp_stream);
     rtcosim_isotp_end(rd.iso_stream);
     if (rc == 0 && fflush(stdout) != 0)

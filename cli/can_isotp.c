@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "can_transport.h"
 #include "cli.h"
 #include "signals.h"
 #include "rtcosim/can_log.h"
@@ -297,8 +298,6 @@ static rtcosim_status feed(void *context, const rtcosim_can_log *log,
                            const rtcosim_can_log_record *r, rtcosim_error *err)
 {
     reading *rd = context;
-    if (atomic_load_explicit(&cli_stop_signal, memory_order_relaxed))
-        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted");
     if (!rd->any) {
         rd->any = true;
         rd->first_time = r->time;
@@ -365,12 +364,10 @@ int cli_can_isotp(int argc, char **argv)
         rc = cli_fail("out of memory");
     /* Ctrl-C (or SIGTERM) stops the reading at the next frame: the messages
      * completed so far are listed */
-    cli_signals_install();
-    if (rc == 0 && rtcosim_can_log_scan(log_path, feed, &rd, &log, &err) != RTCOSIM_OK &&
-        !atomic_load(&cli_stop_signal))
+    int signo = 0;
+    if (rc == 0 &&
+        cli_can_log_scan_stoppable(log_path, feed, &rd, &log, &signo, &err) != RTCOSIM_OK)
         rc = cli_fail_error(&err);
-    cli_signals_restore();
-    int signo = atomic_load(&cli_stop_signal);
     rtcosim_isotp_end(rd.stream);
     if (rc == 0) {
         rtcosim_time_ns origin = relative ? rd.first_time : 0;

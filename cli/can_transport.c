@@ -4,6 +4,7 @@
 
 #include "can_transport.h"
 #include "cli.h"
+#include "signals.h"
 
 /* Does the database hold J1939 parameter groups (whose long messages come
  * in transport sessions or, in NMEA 2000's ranges, Fast Packets)? */
@@ -155,4 +156,30 @@ void can_transport_free(can_transport *t)
     free(t->fp_pgns);
     rtcosim_j1939_tp_free(&t->fp);
     rtcosim_isotp_free(&t->iso);
+}
+
+typedef struct stoppable {
+    rtcosim_can_log_frame_fn *frame;
+    void *context;
+} stoppable;
+
+static rtcosim_status stop_or_take(void *context, const rtcosim_can_log *log,
+                                   const rtcosim_can_log_record *r, rtcosim_error *err)
+{
+    const stoppable *s = context;
+    if (atomic_load_explicit(&cli_stop_signal, memory_order_relaxed))
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted");
+    return s->frame(s->context, log, r, err);
+}
+
+rtcosim_status cli_can_log_scan_stoppable(const char *path, rtcosim_can_log_frame_fn *frame,
+                                          void *context, rtcosim_can_log **out, int *signo,
+                                          rtcosim_error *err)
+{
+    stoppable s = {frame, context};
+    cli_signals_install();
+    rtcosim_status st = rtcosim_can_log_scan(path, stop_or_take, &s, out, err);
+    cli_signals_restore();
+    *signo = atomic_load(&cli_stop_signal);
+    return *signo && st == RTCOSIM_ECANCELED ? RTCOSIM_OK : st;
 }

@@ -2,7 +2,7 @@
  * (can_transport.c): J1939 sessions and NMEA 2000 Fast Packets for a
  * database of J1939 parameter groups, ISO-TP on the ids --isotp names. Per
  * record of the log: the whole message completed there, or that the record
- * is one of a transfer's frames. */
+ * is one of a transfer's frames. And a log scan that Ctrl-C ends at a frame. */
 #ifndef RTCOSIM_CLI_CAN_TRANSPORT_H
 #define RTCOSIM_CLI_CAN_TRANSPORT_H
 
@@ -58,5 +58,12 @@ bool can_transport_j1939_frame(const can_transport *t, const rtcosim_can_log_rec
 /* The transfers' counts on stderr, one line per protocol read. */
 void can_transport_report(const can_transport *t, const char *log_path);
 void can_transport_free(can_transport *t);
+
+/* rtcosim_can_log_scan under Ctrl-C (SIGINT or SIGTERM, signals.h): the
+ * first signal ends the read at the next frame; *signo then says which
+ * (0: none), the status is RTCOSIM_OK and *out the log read so far. */
+rtcosim_status cli_can_log_scan_stoppable(const char *path, rtcosim_can_log_frame_fn *frame,
+                                          void *context, rtcosim_can_log **out, int *signo,
+                                          rtcosim_error *err);
 
 #endif

@@ -79,27 +79,35 @@ static rtcosim_status add(reader *r, const rtcosim_can_log_record *rec)
     return can_log_add(r->log, rec, r->name, r->err);
 }
 
-/* Decimal seconds ("1436509052.249713") to nanoseconds exactly (a double
- * loses the microseconds of an epoch time). */
-static bool parse_seconds(const char *t, rtcosim_time_ns *out)
+/* Decimal seconds ("1436509052.249713") at the start of t to nanoseconds
+ * exactly (a double loses the microseconds of an epoch time); *end: where
+ * they stop (NULL: they must end t); *fraction: whether a '.' was there. */
+static bool scan_seconds(const char *t, const char **end, bool *fraction, rtcosim_time_ns *out)
 {
     int64_t s = 0, ns = 0;
     int digits = 0, frac = 0;
-    for (; isdigit((unsigned char)*t); t++, digits++) {
+    for (; (unsigned)(*t - '0') < 10u; t++, digits++) {
         if (s > (INT64_MAX / RTCOSIM_NS_PER_S - 9) / 10)
             return false;
         s = s * 10 + (*t - '0');
     }
-    if (*t == '.')
-        for (t++; isdigit((unsigned char)*t); t++, frac++)
+    *fraction = *t == '.';
+    if (*fraction)
+        for (t++; (unsigned)(*t - '0') < 10u; t++, frac++)
             if (frac < 9)
                 ns = ns * 10 + (*t - '0');
-    if (*t || (digits == 0 && frac == 0))
+    if ((end ? (*end = t, false) : *t != '\0') || (digits == 0 && frac == 0))
         return false;
     for (int k = frac; k < 9; k++)
         ns *= 10;
     *out = s * RTCOSIM_NS_PER_S + ns;
     return true;
+}
+
+static bool parse_seconds(const char *t, rtcosim_time_ns *out)
+{
+    bool fraction;
+    return scan_seconds(t, NULL, &fraction, out);
 }
 
 static bool parse_id(const char *text, int base, bool ext_suffix, rtcosim_can_log_record *rec)
@@ -126,9 +134,11 @@ static bool parse_id(const char *text, int base, bool ext_suffix, rtcosim_can_lo
     return true;
 }
 
-static int hex(char c)
+/* A hex digit's value, -1 for another character (no locale). */
+static inline int hex(char c)
 {
-    return isdigit((unsigned char)c) ? c - '0' : isxdigit((unsigned char)c) ? (tolower(c) - 'a' + 10) : -1;
+    unsigned d = (unsigned)(unsigned char)c - '0', x = ((unsigned)(unsigned char)c | 0x20u) - 'a';
+    return d < 10u ? (int)d : x < 6u ? (int)x + 10 : -1;
 }
 
 /* n hex digits (n > 0) as a number; false if any is not hex. */
@@ -234,13 +244,6 @@ static rtcosim_status candump_line(reader *r, char *line)
     return st != RTCOSIM_OK ? st : add(r, &rec);
 }
 
-/* A hex digit's value, -1 for another character (no locale). */
-static inline int hex_digit(unsigned char c)
-{
-    unsigned d = (unsigned)c - '0', x = ((unsigned)c | 0x20u) - 'a';
-    return d < 10u ? (int)d : x < 6u ? (int)x + 10 : -1;
-}
-
 /* The usual candump -l line, "(SECONDS.FRACTION) BUS ID#DATA" (or
  * ID##FDATA for CAN FD) with single spaces, read in one walk: 1 when it was
  * one (the record added, or *st an error of adding it), 0 when the line is
@@ -250,24 +253,11 @@ static inline int hex_digit(unsigned char c)
 static int candump_fast(reader *r, char *line, rtcosim_status *st)
 {
     const char *p = line;
-    if (*p++ != '(')
+    rtcosim_time_ns time;
+    bool fraction;
+    if (*p++ != '(' || (unsigned)(*p - '0') >= 10u || !scan_seconds(p, &p, &fraction, &time) ||
+        !fraction || *p++ != ')' || *p++ != ' ')
         return 0;
-    int64_t s = 0, ns = 0;
-    int digits = 0, frac = 0;
-    for (; (unsigned)(*p - '0') < 10u; p++, digits++) {
-        if (s > (INT64_MAX / RTCOSIM_NS_PER_S - 9) / 10)
-            return 0;
-        s = s * 10 + (*p - '0');
-    }
-    if (digits == 0 || *p++ != '.')
-        return 0;
-    for (; (unsigned)(*p - '0') < 10u; p++, frac++)
-        if (frac < 9)
-            ns = ns * 10 + (*p - '0');
-    if (*p++ != ')' || *p++ != ' ')
-        return 0;
-    for (int k = frac; k < 9; k++)
-        ns *= 10;
     char *bus = (char *)p;
     while (*p && *p != ' ' && *p != '\t')
         p++;
@@ -276,16 +266,16 @@ static int candump_fast(reader *r, char *line, rtcosim_status *st)
     char *bus_end = (char *)p++;
     const char *id_at = p;
     uint32_t id = 0;
-    for (int d; (d = hex_digit((unsigned char)*p)) >= 0 && p - id_at < 9; p++)
+    for (int d; (d = hex(*p)) >= 0 && p - id_at < 9; p++)
         id = id << 4 | (uint32_t)d;
     size_t id_len = (size_t)(p - id_at);
     bool extended = id_len > 3;
     if (id_len == 0 || id_len > 8 || *p++ != '#' || id > (extended ? 0x1FFFFFFFu : 0x7FFu))
         return 0;
-    rtcosim_can_log_record rec = {.line = r->line, .time = s * RTCOSIM_NS_PER_S + ns,
+    rtcosim_can_log_record rec = {.line = r->line, .time = time,
                                   .id = id, .extended = extended};
     if (*p == '#') { /* CAN FD: ##<flags nibble><data> */
-        int flags = hex_digit((unsigned char)p[1]);
+        int flags = hex(p[1]);
         if (flags < 0)
             return 0;
         rec.format = RTCOSIM_CAN_FORMAT_FD;
@@ -294,10 +284,10 @@ static int candump_fast(reader *r, char *line, rtcosim_status *st)
     }
     size_t n = 0;
     for (;; n++) {
-        int hi = hex_digit((unsigned char)p[2 * n]), lo;
+        int hi = hex(p[2 * n]), lo;
         if (hi < 0)
             break;
-        if (n == 64 || (lo = hex_digit((unsigned char)p[2 * n + 1])) < 0)
+        if (n == 64 || (lo = hex(p[2 * n + 1])) < 0)
             return 0;
         rec.data[n] = (uint8_t)(hi << 4 | lo);
     }
