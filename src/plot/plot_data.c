@@ -155,16 +155,29 @@ static rtcosim_status read_csv(const char *path, plot_table **out, rtcosim_error
 
 rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error *err)
 {
+    return plot_table_read_select(path, NULL, out, err);
+}
+
+rtcosim_status plot_table_read_select(const char *path, const result_select *s, plot_table **out,
+                                      rtcosim_error *err)
+{
     *out = NULL;
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-    if (dot && (!slash || dot > slash) && strcasecmp(dot, ".mat") == 0)
-        return result_table_read_mat(path, out, err);
+    if (dot && (!slash || dot > slash) && strcasecmp(dot, ".mat") == 0) {
+        rtcosim_status st = result_table_read_mat(path, out, err);
+        if (st == RTCOSIM_OK)
+            result_table_keep(*out, s);
+        return st;
+    }
     if (dot && (!slash || dot > slash) && (strcasecmp(dot, ".mf4") == 0 || strcasecmp(dot, ".mdf") == 0))
-        return result_table_read_mdf(path, out, err);
+        return result_table_read_mdf_select(path, s, out, err);
     /* an FMU or SSP package given where results belong (`plot model.fmu`) */
     if (rtcosim_archive_is_zip(path))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: a zip archive (an FMU or SSP package?),"
                                  " not a results file (CSV, .mat, .mf4 or .mdf); simulate or run it first",
                                  path);
-    return read_csv(path, out, err);
+    rtcosim_status st = read_csv(path, out, err);
+    if (st == RTCOSIM_OK)
+        result_table_keep(*out, s);
+    return st;
 }

@@ -22,6 +22,9 @@ typedef result_table plot_table;
  * row may be units (its first cell "s", "sec", "[s]" or empty, as
  * `--csv-units` writes it). Errors name the file. */
 rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error *err);
+/* plot_table_read keeping only the variables `s` names (result_table.h). */
+rtcosim_status plot_table_read_select(const char *path, const result_select *s, plot_table **out,
+                                      rtcosim_error *err);
 static inline void plot_table_free(plot_table *t) { result_table_free(t); }
 static inline ptrdiff_t plot_table_find(const plot_table *t, const char *name)
 {

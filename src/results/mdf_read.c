@@ -538,3 +538,13 @@ rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcos
     table_job j = {path, out, err};
     return mdf_with_file(path, table_of, &j, err);
 }
+
+rtcosim_status result_table_read_mdf_select(const char *path, const result_select *s,
+                                            result_table **out, rtcosim_error *err)
+{
+    /* (reads every channel, then drops the ones not asked for) */
+    rtcosim_status st = result_table_read_mdf(path, out, err);
+    if (st == RTCOSIM_OK)
+        result_table_keep(*out, s);
+    return st;
+}

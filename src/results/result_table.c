@@ -41,6 +41,36 @@ ptrdiff_t result_table_find(const result_table *t, const char *name)
     return -1;
 }
 
+bool result_select_has(const result_select *s, const char *name)
+{
+    if (!s || s->count == 0)
+        return true;
+    for (size_t i = 0; i < s->count; i++)
+        if (s->names[i] && strcmp(s->names[i], name) == 0)
+            return true;
+    return false;
+}
+
+void result_table_keep(result_table *t, const result_select *s)
+{
+    if (!t || !s || s->count == 0)
+        return;
+    size_t kept = 0;
+    for (size_t c = 0; c < t->column_count; c++) {
+        result_column *col = &t->columns[c];
+        if (result_select_has(s, col->name)) {
+            t->columns[kept++] = *col;
+            continue;
+        }
+        free(col->name);
+        free(col->unit);
+        free(col->values);
+        free(col->own_time);
+        free(col->own_values);
+    }
+    t->column_count = kept;
+}
+
 result_table *result_table_new(const char *path, size_t rows, size_t columns)
 {
     result_table *t = calloc(1, sizeof *t);

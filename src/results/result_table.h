@@ -41,6 +41,19 @@ rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcos
 /* An ASAM MDF 4 file (mdf_read.c: numeric channels, every channel group on
  * the union of their times); errors name the file. */
 rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcosim_error *err);
+/* Which variables a reader keeps (`rtcosim plot a b`, read_result(variables=)):
+ * NULL or count 0 keeps every one. A name the file does not have is not an
+ * error here: the caller says what it missed. The time column is always kept. */
+typedef struct result_select {
+    const char *const *names;
+    size_t count;
+} result_select;
+bool result_select_has(const result_select *s, const char *name);
+/* Drops the columns `s` does not name (for a reader that reads them all). */
+void result_table_keep(result_table *t, const result_select *s);
+/* result_table_read_mdf keeping only the channels `s` names. */
+rtcosim_status result_table_read_mdf_select(const char *path, const result_select *s,
+                                            result_table **out, rtcosim_error *err);
 rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
                                            result_table **out, rtcosim_error *err);
 
