@@ -130,6 +130,30 @@ typedef rtcosim_status rtcosim_can_log_frame_fn(void *context, const rtcosim_can
                                                 rtcosim_error *err);
 rtcosim_status rtcosim_can_log_scan(const char *path, rtcosim_can_log_frame_fn *frame,
                                     void *context, rtcosim_can_log **out, rtcosim_error *err);
+/* Pulling instead (a binding that hands a log over in chunks: Python's
+ * rtcosim.iter_can_log): open starts reading the log at path as
+ * rtcosim_can_log_scan does, on a thread of its own, into a bounded queue
+ * (8192 frames); next moves up to `max` frames into `records` in the log's
+ * order (data bytes past a frame's size zero), waiting for them, and gives
+ * *n = 0 at the end; a reader's error
+ * (naming file and line) is returned by the next call after the frames
+ * before it were all given. The bus names, CAN XL count and database are
+ * those read so far: every bus of a frame already given has its name, and
+ * an MDF log's database is there from its first frame on. close stops the
+ * read wherever it is (early: at its next frame) and frees. Memory: the
+ * queue and the reader's window, whatever the log's length. */
+typedef struct rtcosim_can_log_cursor rtcosim_can_log_cursor;
+rtcosim_status rtcosim_can_log_cursor_open(const char *path, rtcosim_can_log_cursor **out,
+                                           rtcosim_error *err);
+rtcosim_status rtcosim_can_log_cursor_next(rtcosim_can_log_cursor *cursor,
+                                           rtcosim_can_log_record *records, size_t max,
+                                           size_t *n, rtcosim_error *err);
+size_t rtcosim_can_log_cursor_bus_count(rtcosim_can_log_cursor *cursor);
+const char *rtcosim_can_log_cursor_bus_name(rtcosim_can_log_cursor *cursor, size_t index);
+size_t rtcosim_can_log_cursor_xl_count(rtcosim_can_log_cursor *cursor);
+const char *rtcosim_can_log_cursor_database(rtcosim_can_log_cursor *cursor, size_t *size,
+                                            const char **name);
+void rtcosim_can_log_cursor_close(rtcosim_can_log_cursor *cursor); /* NULL is a no-op */
 void rtcosim_can_log_free(rtcosim_can_log *log); /* NULL is a no-op */
 size_t rtcosim_can_log_count(const rtcosim_can_log *log);
 const rtcosim_can_log_record *rtcosim_can_log_records(const rtcosim_can_log *log);

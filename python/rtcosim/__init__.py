@@ -38,10 +38,10 @@ from ._lib import (LOG_HANDLER, PROGRESS, STEP_FINISHED, Error, ErrorStruct, Fmu
 from ._lib import strings as _strings
 from ._keywords import checked_keywords as _checked_keywords
 from ._results import Result, plot_result, write_result
-from ._can import CanLog, read_can_log, read_isotp
+from ._can import CanLog, iter_can_log, read_can_log, read_isotp
 
 __all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu", "Result",
-           "read_result", "read_can_log", "read_isotp", "CanLog",
+           "read_result", "read_can_log", "iter_can_log", "read_isotp", "CanLog",
            "plot_result", "write_result"]
 __version__ = "0.1.0"
 

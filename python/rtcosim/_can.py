@@ -53,6 +53,17 @@ for _name, _res, _args in (
         ("rtcosim_can_log_xl_count", ctypes.c_size_t, [_P]),
         ("rtcosim_can_log_database", ctypes.c_void_p, [_P, ctypes.POINTER(ctypes.c_size_t),
                                                        ctypes.POINTER(ctypes.c_char_p)]),
+        ("rtcosim_can_log_cursor_open", ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P),
+                                                       ctypes.POINTER(ErrorStruct)]),
+        ("rtcosim_can_log_cursor_next", ctypes.c_int, [_P, ctypes.c_void_p, ctypes.c_size_t,
+                                                       ctypes.POINTER(ctypes.c_size_t),
+                                                       ctypes.POINTER(ErrorStruct)]),
+        ("rtcosim_can_log_cursor_bus_count", ctypes.c_size_t, [_P]),
+        ("rtcosim_can_log_cursor_bus_name", ctypes.c_char_p, [_P, ctypes.c_size_t]),
+        ("rtcosim_can_log_cursor_xl_count", ctypes.c_size_t, [_P]),
+        ("rtcosim_can_log_cursor_database", ctypes.c_void_p, [_P, ctypes.POINTER(ctypes.c_size_t),
+                                                              ctypes.POINTER(ctypes.c_char_p)]),
+        ("rtcosim_can_log_cursor_close", None, [_P]),
         ("rtcosim_isotp_reassemble", ctypes.c_int, [_P, ctypes.POINTER(_IsotpIds), ctypes.c_size_t,
                                                     ctypes.POINTER(_Isotp),
                                                     ctypes.POINTER(ErrorStruct)]),
@@ -96,44 +107,117 @@ def _open(path):
     return log
 
 
+# the library's records read in place (their fields are copied out)
+_RECORD = np.dtype({"names": [f[0] for f in _Record._fields_],
+                    "formats": ["<i8", "<u4", "<u4", "?", "?", "u1", ("u1", (64,)), "<i4", "u1",
+                                "u1"],
+                    "offsets": [getattr(_Record, f[0]).offset for f in _Record._fields_],
+                    "itemsize": ctypes.sizeof(_Record)})
+_BATCH = 65536  # frames per call into the library (6 MB of records)
+
+
+class _Cursor:
+    """A log pulled from the library in batches (rtcosim_can_log_cursor_*):
+    the reader runs on a thread of its own, so memory stays the batch's."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        err, self.handle = ErrorStruct(), _P()
+        err.check(lib.rtcosim_can_log_cursor_open(self.path.encode(), ctypes.byref(self.handle),
+                                                  ctypes.byref(err)))
+        self.records = np.zeros(_BATCH, dtype=_RECORD)
+
+    def close(self):
+        if self.handle:
+            lib.rtcosim_can_log_cursor_close(self.handle)
+            self.handle = None
+
+    def fill(self, out, start, stop):
+        """Frames into out[start:stop] (FRAME); returns how many (fewer: the end)."""
+        k = start
+        while k < stop:
+            err, n = ErrorStruct(), ctypes.c_size_t()
+            err.check(lib.rtcosim_can_log_cursor_next(self.handle, self.records.ctypes.data,
+                                                      min(stop - k, _BATCH), ctypes.byref(n),
+                                                      ctypes.byref(err)))
+            if n.value == 0:
+                break
+            rec, dst = self.records[:n.value], out[k:k + n.value]
+            dst["time"] = rec["time"] / 1e9
+            for name in ("bus", "id", "extended", "remote"):
+                dst[name] = rec[name]
+            dst["fd"] = rec["format"] == _FD
+            dst["brs"] = (rec["flags"] & _BRS) != 0
+            dst["esi"] = (rec["flags"] & _ESI) != 0
+            dst["dlc"] = rec["size"]
+            dst["data"] = rec["data"]  # (zero past the size: the cursor clears them)
+            k += n.value
+        return k - start
+
+    def finish(self, log):
+        """The log's facts so far onto a CanLog."""
+        log.buses = [lib.rtcosim_can_log_cursor_bus_name(self.handle, i).decode()
+                     for i in range(lib.rtcosim_can_log_cursor_bus_count(self.handle))]
+        log.path = self.path
+        log.xl_frames = lib.rtcosim_can_log_cursor_xl_count(self.handle)
+        size, name = ctypes.c_size_t(), ctypes.c_char_p()
+        text = lib.rtcosim_can_log_cursor_database(self.handle, ctypes.byref(size),
+                                                   ctypes.byref(name))
+        log.database = ctypes.string_at(text, size.value).decode("utf-8", "replace") if text else None
+        log.database_name = name.value.decode("utf-8", "replace") if text and name.value else None
+        return log
+
+
 def read_can_log(path):
     """Read a CAN log (candump -l, Vector ASC or BLF, an ASAM MDF 4 bus log)
     into a CanLog. Errors (a missing or malformed file) raise rtcosim.Error
-    naming the file (and line or byte offset)."""
-    log = _open(path)
+    naming the file (and line or byte offset). The log is read in batches
+    into an array that grows in place: memory is about the CanLog's own (86
+    bytes a frame); iter_can_log takes a log of any length a chunk at a
+    time."""
+    cursor = _Cursor(path)
     try:
-        n = lib.rtcosim_can_log_count(log)
-        out = np.zeros(n, dtype=FRAME).view(CanLog)
-        if n:
-            raw = np.ctypeslib.as_array(ctypes.cast(lib.rtcosim_can_log_records(log),
-                                                    ctypes.POINTER(ctypes.c_uint8)),
-                                        shape=(n * ctypes.sizeof(_Record),))
-            rec = raw.view(np.dtype({  # (read in place: the fields are copied out below)
-                "names": [f[0] for f in _Record._fields_],
-                "formats": ["<i8", "<u4", "<u4", "?", "?", "u1", ("u1", (64,)), "<i4", "u1", "u1"],
-                "offsets": [getattr(_Record, f[0]).offset for f in _Record._fields_],
-                "itemsize": ctypes.sizeof(_Record)}))
-            out["time"] = rec["time"] / 1e9
-            for name in ("bus", "id", "extended", "remote"):
-                out[name] = rec[name]
-            out["fd"] = rec["format"] == _FD
-            out["brs"] = (rec["flags"] & _BRS) != 0
-            out["esi"] = (rec["flags"] & _ESI) != 0
-            out["dlc"] = rec["size"]
-            out["data"] = rec["data"]
-            # (a record's bytes past its size are left as the reader had them: zero them)
-            out["data"][np.arange(64)[None, :] >= out["dlc"][:, None]] = 0
-        out.buses = [lib.rtcosim_can_log_bus_name(log, i).decode()
-                     for i in range(lib.rtcosim_can_log_bus_count(log))]
-        out.path = os.fspath(path)
-        out.xl_frames = lib.rtcosim_can_log_xl_count(log)
-        size, name = ctypes.c_size_t(), ctypes.c_char_p()
-        text = lib.rtcosim_can_log_database(log, ctypes.byref(size), ctypes.byref(name))
-        out.database = ctypes.string_at(text, size.value).decode("utf-8", "replace") if text else None
-        out.database_name = name.value.decode("utf-8", "replace") if text else None
-        return out
+        out = np.zeros(_BATCH, dtype=FRAME)
+        n = 0
+        while True:
+            got = cursor.fill(out, n, len(out))
+            n += got
+            if n < len(out):
+                break
+            # (grown in place: realloc moves the pages of a large array, it
+            # does not copy them)
+            out.resize(len(out) + len(out) // 2 + _BATCH, refcheck=False)
+        out.resize(n, refcheck=False)
+        return cursor.finish(out.view(CanLog))
     finally:
-        lib.rtcosim_can_log_free(log)
+        cursor.close()
+
+
+def iter_can_log(path, frames=1_000_000):
+    """The frames of a CAN log (as read_can_log reads it) in chunks: CanLogs
+    of `frames` frames each (the last one fewer), for logs longer than
+    memory. A chunk's buses are the log's so far (bus indexes stay the same
+    from chunk to chunk), its xl_frames the CAN XL frames read so far, its
+    database the log's. A malformed log raises rtcosim.Error naming the
+    file and line after the chunks before the error; leaving the loop early
+    stops the reading."""
+    if int(frames) < 1:
+        raise ValueError(f"iter_can_log: frames={frames!r}: at least 1 frame a chunk")
+    frames = int(frames)
+    cursor = _Cursor(path)
+    try:
+        while True:
+            out = np.zeros(frames, dtype=FRAME)
+            n = cursor.fill(out, 0, frames)
+            if n == 0:
+                return
+            if n < frames:
+                out = out[:n].copy()
+            yield cursor.finish(out.view(CanLog))
+            if n < frames:
+                return
+    finally:
+        cursor.close()
 
 
 def _id_ranges(ids):

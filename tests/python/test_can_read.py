@@ -1,8 +1,12 @@
-"""rtcosim.read_can_log and rtcosim.read_isotp: CAN logs into NumPy through
-librtcosim's readers. Truth: the frames python-can (Debian python3-can) writes
-with its own BLFWriter, ASCWriter and CanutilsLogWriter and reads back with its
-readers; ISO-TP frames laid out by hand as ISO 15765-2 puts them."""
+"""rtcosim.read_can_log, rtcosim.iter_can_log and rtcosim.read_isotp: CAN logs
+into NumPy through librtcosim's readers. Truth: the frames python-can (Debian
+python3-can) writes with its own BLFWriter, ASCWriter and CanutilsLogWriter
+and reads back with its readers; an MDF bus log built byte by byte with a DBC
+attached (tests/can/mdf_bus_build.py); ISO-TP frames laid out by hand as ISO
+15765-2 puts them."""
 import os
+import subprocess
+import sys
 
 import can
 import numpy as np
@@ -48,6 +52,23 @@ def test_read_can_log_equals_python_can(tmpdir_private, ext, writer, reader, tol
     ours = rtcosim.read_can_log(path)
     assert len(ours) == len(theirs) == 40
     assert isinstance(ours, rtcosim.CanLog) and ours.path == path and ours.xl_frames == 0
+    assert ours.database is None and ours.database_name is None
+    same_as_python_can(ours, theirs, tolerance)
+    # in chunks of 7 frames: the same frames, the bus indexes kept across chunks
+    chunks = list(rtcosim.iter_can_log(path, frames=7))
+    assert [len(c) for c in chunks] == [7] * 5 + [5]
+    assert all(isinstance(c, rtcosim.CanLog) and c.path == path for c in chunks)
+    assert chunks[-1].buses == ours.buses
+    for c in chunks:
+        assert all(c.buses[b] == ours.buses[b] for b in c["bus"])
+    assert (np.concatenate(chunks) == ours).all()
+    can1 = ours.bus_frames("can1")
+    assert len(can1) == sum(1 for m in theirs if m.channel == 1)
+    with pytest.raises(KeyError, match="no bus 'can7'"):
+        ours.bus_frames("can7")
+
+
+def same_as_python_can(ours, theirs, tolerance):
     t0 = ours["time"][0] - theirs[0].timestamp  # (the formats count from their start)
     for f, m in zip(ours, theirs):
         assert f["id"] == m.arbitration_id and bool(f["extended"]) == m.is_extended_id
@@ -60,10 +81,6 @@ def test_read_can_log_equals_python_can(tmpdir_private, ext, writer, reader, tol
             continue
         assert f["dlc"] == len(m.data)
         assert bytes(f["data"][:f["dlc"]]) == bytes(m.data) and not f["data"][f["dlc"]:].any()
-    can1 = ours.bus_frames("can1")
-    assert len(can1) == sum(1 for m in theirs if m.channel == 1)
-    with pytest.raises(KeyError, match="no bus 'can7'"):
-        ours.bus_frames("can7")
 
 
 def test_read_can_log_candump(tmpdir_private):
@@ -137,3 +154,74 @@ def test_read_can_log_errors_name_the_file(tmpdir_private):
         rtcosim.read_can_log(junk)
     assert "junk.log:1: not a candump -l, ASC, BLF or MDF log" in str(e.value)
     assert "\\x1B" in str(e.value) and "\x1b" not in str(e.value)
+
+
+def test_an_mdf_logs_attached_database_comes_with_it(tmpdir_private):
+    sys.path.insert(0, os.path.join(os.environ["RTCOSIM_SOURCE_DIR"], "tests", "can"))
+    import mdf_bus_build
+    path = os.path.join(tmpdir_private, "attached.mf4")
+    f = mdf_bus_build.logger()
+    dbc = b"BO_ 291 M123: 8 N\n SG_ B0 : 0|8@1+ (1,0) [0|255] \"\" X\n"
+    mdf_bus_build.attach(f, "rig.dbc", dbc, True)
+    with open(path, "wb") as out:
+        out.write(f.data)
+    ours = rtcosim.read_can_log(path)
+    assert len(ours) == len(mdf_bus_build.FRAMES) + 1  # (and the remote frame)
+    assert ours.database == dbc.decode() and ours.database_name == "rig.dbc"
+    chunks = list(rtcosim.iter_can_log(path, frames=2))
+    assert all(c.database == dbc.decode() and c.database_name == "rig.dbc" for c in chunks)
+    assert (np.concatenate(chunks) == ours).all()
+
+
+def test_iter_can_log_gives_the_frames_before_an_error(tmpdir_private):
+    path = os.path.join(tmpdir_private, "bad.log")
+    with open(path, "w") as f:
+        f.write("(1.0) can0 123#11\n(2.0) can0 124#2222\n(3.0) can0 XYZ#33\n")
+    got = []
+    with pytest.raises(rtcosim.Error) as e:
+        for chunk in rtcosim.iter_can_log(path, frames=1):
+            got.append((int(chunk["id"][0]), int(chunk["dlc"][0])))
+    assert got == [(0x123, 1), (0x124, 2)]
+    assert "bad.log:3:" in str(e.value)
+    with pytest.raises(rtcosim.Error, match="bad.log:3:"):
+        rtcosim.read_can_log(path)
+    with pytest.raises(ValueError, match="at least 1 frame"):
+        next(rtcosim.iter_can_log(path, frames=0))
+
+
+def long_log(path, n):
+    with open(path, "w") as f:
+        f.writelines("(%d.%06d) can0 %03X#%016X\n" % (1 + i // 10000, (i % 10000) * 100,
+                                                     i & 0x7FF, i) for i in range(n))
+
+
+def test_a_loop_left_early_stops_the_reading(tmpdir_private):
+    path = os.path.join(tmpdir_private, "long.log")
+    long_log(path, 100000)
+    threads = len(os.listdir("/proc/self/task"))
+    for chunk in rtcosim.iter_can_log(path, frames=1000):
+        # the library reads ahead on a thread of its own ...
+        assert len(os.listdir("/proc/self/task")) == threads + 1
+        break
+    assert len(chunk) == 1000 and int(chunk["id"][999]) == 999
+    assert bytes(chunk["data"][999][:8]) == (999).to_bytes(8, "big")
+    # ... which the loop's end stopped (the generator closed with it)
+    assert len(os.listdir("/proc/self/task")) == threads
+
+
+def test_read_can_log_holds_about_its_frames(tmpdir_private):
+    """300 000 frames: the CanLog is 86 bytes a frame (26 MB); reading the
+    library's 96-byte records whole, then converting, took about 3 times that."""
+    path = os.path.join(tmpdir_private, "long.log")
+    n = 300000
+    long_log(path, n)
+    code = ("import resource, sys, rtcosim\n"
+            "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "log = rtcosim.read_can_log(sys.argv[1])\n"
+            "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "assert len(log) == %d and int(log['id'][-1]) == %d\n"
+            "print((after - before) * 1024 / log.nbytes)\n" % (n, (n - 1) & 0x7FF))
+    out = subprocess.run([sys.executable, "-c", code, path], check=True, capture_output=True,
+                         text=True, env=os.environ)
+    ratio = float(out.stdout)
+    assert ratio < 2.0, f"read_can_log peaked at {ratio:.2f} times its frames"
