@@ -165,6 +165,34 @@ rtcosim_status rtcosim_results_print_mdf_signals(const char *path, FILE *out, rt
  * number; text columns (String, Binary) named as such. */
 rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_error *err);
 
+/* A results file or measurement in another results format (`rtcosim
+ * convert`): `in` read as `rtcosim plot` reads it (rtcosim's or fmusim's CSV
+ * with or without a units row, a Modelica/Dymola MAT file, an ASAM MDF 4 or
+ * 3 measurement, its channel groups on the union of their times), `out`
+ * written by the results recorder by its extension (.csv as fmusim's, .mat
+ * the Dymola layout, .mf4 ASAM MDF 4.10), every value a Float64 with its
+ * unit; times to the nanosecond. Only the named variables, in that order,
+ * when some are named (one the file lacks: RTCOSIM_EINVAL naming it, nothing
+ * written); only rows with from <= time <= to (NAN: no bound); text columns
+ * (String, Binary) are left out and counted. A failed conversion leaves no
+ * `out`; stop (called every 4096 rows) returning true ends it with the rows
+ * so far written and RTCOSIM_ECANCELED. */
+typedef struct rtcosim_results_convert_options {
+    const char *const *variables;
+    size_t variable_count;
+    double from, to;
+    bool csv_units;                   /* a units row in a CSV `out` */
+    bool (*stop)(void *context);      /* NULL: never */
+    void *stop_context;
+} rtcosim_results_convert_options;
+typedef struct rtcosim_results_convert_stats {
+    size_t rows, columns, text_columns_left_out;
+    bool stopped;
+} rtcosim_results_convert_stats;
+rtcosim_status rtcosim_results_convert(const char *in, const char *out,
+                                       const rtcosim_results_convert_options *options,
+                                       rtcosim_results_convert_stats *stats, rtcosim_error *err);
+
 /* Convert a results CSV into an ASAM MDF 4.10 file (.mf4, finalized, sorted)
  * as measurement tools read it (CANape, CANoe, asammdf): one data group and
  * channel group, the time master channel (seconds, a double) and a channel

@@ -1,0 +1,116 @@
+"""`rtcosim convert`: a results file or measurement into another results
+format. Truth: the run's own CSV (its shortest decimals read back bit for bit
+by Python's csv module and float()), scipy.io.loadmat for the MAT file, and
+the hand-built two-rate MDF 4 measurement of tests/results/mdf_build.py,
+whose values its builder lays out by hand."""
+import csv
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import fmu, source
+
+import scipy.io as scipy_io  # python3-scipy (scripts/deps.sh)
+
+
+def rows_of(path):
+    with open(path, newline="") as f:
+        return list(csv.reader(f))
+
+
+def columns_of(chars):
+    """binTrans: a char matrix with one name a column (scipy: one str a row)."""
+    return ["".join(row[i] for row in chars).strip() for i in range(len(chars[0]))]
+
+
+def run(cli, *args):
+    return subprocess.run([cli, "convert", *args], capture_output=True, text=True)
+
+
+@pytest.fixture
+def ball(cli, tmpdir_private):
+    path = os.path.join(tmpdir_private, "ball.csv")
+    subprocess.run([cli, "simulate", fmu("BouncingBall-fmi3.fmu"), "--stop-time", "3",
+                    "--output-interval", "0.01", "--csv-units", "-o", path], check=True,
+                   stdout=subprocess.DEVNULL)
+    return path
+
+
+def test_csv_through_mdf_and_back_is_the_same_file(cli, tmpdir_private, ball):
+    mf4, back = os.path.join(tmpdir_private, "ball.mf4"), os.path.join(tmpdir_private, "back.csv")
+    r = run(cli, ball, mf4)
+    assert r.returncode == 0 and r.stdout == f"{mf4}: 301 rows of 2 variables\n", r
+    assert run(cli, mf4, back, "--csv-units").returncode == 0
+    with open(ball, "rb") as a, open(back, "rb") as b:
+        assert a.read() == b.read()
+
+
+def test_mat_holds_the_runs_values_and_units(cli, tmpdir_private, ball):
+    mat = os.path.join(tmpdir_private, "ball.mat")
+    assert run(cli, ball, mat).returncode == 0
+    m = scipy_io.loadmat(mat)
+    names, desc = columns_of(m["name"]), columns_of(m["description"])
+    assert names == ["time", "h", "v"]
+    assert desc[1].endswith("[m]") and desc[2].endswith("[m/s]"), desc
+    table = rows_of(ball)[2:]
+    data = m["data_2"]
+    assert data.shape == (3, len(table))
+    for i in range(3):
+        assert list(data[i]) == [float(row[i]) for row in table]
+
+
+def test_variables_in_their_order_within_the_window(cli, tmpdir_private, ball):
+    out = os.path.join(tmpdir_private, "window.csv")
+    r = run(cli, ball, out, "v", "h", "v", "--from", "1", "--to", "2")
+    assert r.returncode == 0, r.stderr
+    got = rows_of(out)
+    want = [[row[0], row[2], row[1]] for row in rows_of(ball)[2:] if 1 <= float(row[0]) <= 2]
+    assert got[0] == ["time", "v", "h"] and got[1:] == want and len(want) == 101
+
+
+def test_a_two_rate_measurement_on_the_union_of_its_times(cli, tmpdir_private):
+    sys.path.insert(0, source("tests", "results"))
+    from mdf_build import measurement
+    rig, out = os.path.join(tmpdir_private, "rig.mf4"), os.path.join(tmpdir_private, "rig.csv")
+    with open(rig, "wb") as f:
+        f.write(measurement().data)
+    names = ["Float64_continuous_input", "Float64_discrete_input", "Int32_input"]
+    r = run(cli, rig, out, *names, "--csv-units")
+    assert r.returncode == 0, r.stderr
+    got = rows_of(out)
+    assert got[0] == ["time"] + names and got[1][1] == "V"
+    nan = float("nan")
+    want = {"Float64_continuous_input": [0, 0, 1, 1, 2, 2, 3, 3],  # the builder's, by hand
+            "Float64_discrete_input": [nan, -3, -3, -3, -3, nan, nan, 100],
+            "Int32_input": [5, 5, 5, 10, 10, 10, 15, 15]}
+    table = got[2:]
+    assert [float(row[0]) for row in table] == [k / 16 for k in range(8)]
+    for i, name in enumerate(names, 1):
+        values = [float(row[i]) if row[i] else nan for row in table]
+        assert np.array_equal(values, want[name], equal_nan=True), (name, values)
+
+
+def test_bad_requests_say_what_and_write_nothing(cli, tmpdir_private, ball):
+    out = os.path.join(tmpdir_private, "out.csv")
+    broken = os.path.join(tmpdir_private, "broken.mf4")
+    with open(broken, "wb") as f:
+        f.write(b"MDF     4.10    " + b"\0" * 48)
+    for args, says in (
+            ([ball, out, "nope"], f"{ball}: no variable 'nope'"),
+            ([ball, os.path.join(tmpdir_private, "out.txt")], "unknown results format '.txt'"),
+            ([ball, ball], "refusing to overwrite it"),
+            ([ball, out, "--from", "2", "--to", "1"], "window 2 .. 1 s is empty"),
+            ([ball, out, "--from", "soon"], "--from needs a time in seconds"),
+            ([os.path.join(tmpdir_private, "absent.mf4"), out], "absent.mf4"),
+            ([broken, out], "broken.mf4"),
+            ([ball], "no output file given"),
+            ([ball, out, "--frm", "1"], "--frm")):
+        r = run(cli, *args)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode != 0 and says in lines[-1], (args, r.stderr)
+        assert not os.path.exists(out), args
+    with open(ball) as f:
+        assert f.read().startswith('"time","h","v"')  # (the input untouched)
