@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   libxml2-dev libzip-dev zlib1g-dev zip unzip
-  libcmocka-dev libdouble-conversion-dev libfmt-dev libmatio-dev libpng-dev
+  libcmocka-dev libdouble-conversion-dev libfast-float-dev libfmt-dev libmatio-dev libpng-dev
   libsundials-dev libplplot-dev plplot-driver-cairo
   libopenmpi-dev openmpi-bin
   python3-numpy python3-pytest python3-can python3-canmatrix python3-scipy python3-matplotlib

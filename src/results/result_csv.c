@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parse_double.h"
+
 const rtcosim_column *result_csv_meta(const rtcosim_column *columns, size_t count,
                                       const char *name)
 {
@@ -101,9 +103,8 @@ int result_csv_row(result_csv_stream *s, rtcosim_error *err)
 /* A cell's number; NaN for an empty or unreadable one. */
 double result_csv_number(const char *text)
 {
-    char *end = NULL;
-    double v = *text ? strtod(text, &end) : NAN;
-    return end && *end == '\0' ? v : NAN;
+    double v;
+    return util_parse_double(text, strlen(text), &v) ? v : NAN;
 }
 
 /* A row's time: the exact decimal, else a double rounded to the tick. */
@@ -111,9 +112,8 @@ bool result_csv_time(const char *text, rtcosim_time_ns *out)
 {
     if (rtcosim_time_parse_seconds(text, out, NULL) == RTCOSIM_OK)
         return true;
-    char *end = NULL;
-    double seconds = strtod(text, &end);
-    return *text && end && *end == '\0' &&
+    double seconds;
+    return util_parse_double(text, strlen(text), &seconds) &&
            rtcosim_time_from_seconds(seconds, out, NULL) == RTCOSIM_OK;
 }
 

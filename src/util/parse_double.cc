@@ -1,0 +1,31 @@
+/* util_parse_double (parse_double.h): fast_float's from_chars, strtod for
+ * the rest. */
+#include "util/parse_double.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include <fast_float/fast_float.h>
+
+extern "C" bool util_parse_double(const char *text, size_t len, double *out)
+{
+    if (len == 0)
+        return false;
+    double v;
+    fast_float::from_chars_result r = fast_float::from_chars(text, text + len, v);
+    if (r.ec == std::errc() && r.ptr == text + len) {
+        *out = v;
+        return true;
+    }
+    /* what strtod reads and from_chars does not ('+1', ' 1', '0x1p3', out
+     * of range), or not a number at all: strtod decides, on a copy that ends */
+    std::string copy(text, len);
+    char *end = nullptr;
+    v = std::strtod(copy.c_str(), &end);
+    if (end != copy.c_str() + len)
+        return false;
+    *out = v;
+    return true;
+}
