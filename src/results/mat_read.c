@@ -1,0 +1,291 @@
+/* A MAT file in the Modelica/Dymola result layout (binTrans or binNormal,
+ * MAT v4 or v5, via libmatio loaded when first needed) read into a result
+ * table: time, names, units and values. Read by `rtcosim plot`, `convert`,
+ * `info`, Python's read_result and the table component (a .mat stimulus, as
+ * OMSimulator's table reads result files). data_2, the trajectories, is read
+ * a slab at a time when it is stored uncompressed (MAT v4, as Dymola,
+ * OpenModelica and rtcosim write it; v5 without compression): a block of
+ * time points of binTrans, or the needed columns of binNormal, so that the
+ * memory is the table of the variables asked for, not the file. */
+#include <errno.h>
+#include <math.h>
+#include <matio.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/matio_dl.h"
+#include "results/result_table.h"
+
+static double mat_number(const matvar_t *v, size_t i)
+{
+    switch (v->data_type) {
+    case MAT_T_DOUBLE: return ((const double *)v->data)[i];
+    case MAT_T_SINGLE: return ((const float *)v->data)[i];
+    case MAT_T_INT32: return ((const int32_t *)v->data)[i];
+    case MAT_T_UINT32: return ((const uint32_t *)v->data)[i];
+    case MAT_T_INT16: return ((const int16_t *)v->data)[i];
+    case MAT_T_UINT16: return ((const uint16_t *)v->data)[i];
+    case MAT_T_INT8: return ((const int8_t *)v->data)[i];
+    case MAT_T_UINT8: return ((const uint8_t *)v->data)[i];
+    default: return NAN;
+    }
+}
+
+static int mat_char(const matvar_t *v, size_t i)
+{
+    switch (v->data_type) {
+    case MAT_T_UINT8:
+    case MAT_T_INT8:
+    case MAT_T_UTF8: return ((const unsigned char *)v->data)[i];
+    case MAT_T_UINT16:
+    case MAT_T_UTF16: return ((const uint16_t *)v->data)[i] & 0x7F;
+    default: return (int)mat_number(v, i);
+    }
+}
+
+static bool mat_numeric(const matvar_t *v)
+{
+    return v && v->data && v->rank == 2 && !v->isComplex &&
+           (v->class_type == MAT_C_DOUBLE || v->class_type == MAT_C_SINGLE ||
+            v->class_type == MAT_C_INT32 || v->class_type == MAT_C_UINT32 ||
+            v->class_type == MAT_C_INT16 || v->class_type == MAT_C_UINT16 ||
+            v->class_type == MAT_C_INT8 || v->class_type == MAT_C_UINT8);
+}
+
+static size_t mat_count(const matvar_t *v)
+{
+    return v && v->rank == 2 ? v->dims[0] * v->dims[1] : 0;
+}
+
+/* String k of a char matrix: a column (transposed) or a row. */
+static char *mat_string(const matvar_t *v, size_t k, bool transposed)
+{
+    size_t len = transposed ? v->dims[0] : v->dims[1];
+    size_t count = transposed ? v->dims[1] : v->dims[0];
+    char *s = malloc(len + 1);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        int c = mat_char(v, transposed ? k * len + i : i * count + k);
+        /* control characters (a newline in a name would break a one-line
+         * message, found by fuzz_mat_results) and NULs become blanks */
+        s[i] = c >= 32 && c < 256 && c != 127 ? (char)c : ' ';
+    }
+    while (len > 0 && s[len - 1] == ' ')
+        len--;
+    s[len] = '\0';
+    return s;
+}
+
+/* "Height of the ball [m]" -> "m"; Dymola's "[m|mm]" (unit|display unit) -> "m". */
+static char *unit_of_description(const char *d)
+{
+    size_t n = strlen(d);
+    if (n < 2 || d[n - 1] != ']')
+        return NULL;
+    const char *open = strrchr(d, '[');
+    if (!open)
+        return NULL;
+    size_t len = (size_t)(d + n - 1 - (open + 1));
+    const char *bar = memchr(open + 1, '|', len);
+    if (bar)
+        len = (size_t)(bar - (open + 1));
+    return len ? strndup(open + 1, len) : NULL;
+}
+
+/* A variable read only when its header claims no more data than the file
+ * can hold (a byte an element at least, up to zlib's ratio of about 1000:1
+ * when compressed): libmatio allocates what a header says before reading,
+ * 2 GB for a 530-byte file found by fuzz_mat_results. *big is set when that
+ * is why it is not read. */
+static matvar_t *read_var(mat_t *mat, const char *name, uint64_t file_size, bool *big)
+{
+    matvar_t *head = Mat_VarReadInfo(mat, name);
+    if (!head)
+        return NULL;
+    uint64_t elements = 1, limit = head->compression ? file_size * 1100 : file_size;
+    bool fits = head->rank >= 0 && head->rank <= 8;
+    for (int i = 0; fits && i < head->rank; i++)
+        fits = head->dims[i] == 0 || elements <= UINT64_MAX / head->dims[i]
+                   ? (elements *= head->dims[i], elements <= limit)
+                   : false;
+    Mat_VarFree(head);
+    if (!fits) {
+        *big = true;
+        return NULL;
+    }
+    return Mat_VarRead(mat, name);
+}
+
+static uint32_t swap32(uint32_t x)
+{
+    return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
+}
+
+/* A file without MAT v5's 128-byte header (version 0x0100 and "IM"/"MI" at
+ * 124..127) is MAT v4: its matrices, each a 20-byte header (type MOPT,
+ * mrows, ncols, imagf, namelen), the name and the data, must fill the file
+ * exactly. libmatio trusts namelen: a 184-byte file whose header says 1.9 GB
+ * took that much memory and 2.5 s in Mat_Open (found by fuzz_mat_results).
+ * Returns false, with the offset of the first header that does not fit. */
+static bool mat_v4_fits(FILE *f, uint64_t size, uint64_t *bad_at)
+{
+    unsigned char head[128];
+    if (size >= 128 && fread(head, 1, 128, f) == 128 &&
+        ((head[124] == 0 && head[125] == 1 && head[126] == 'I' && head[127] == 'M') ||
+         (head[124] == 1 && head[125] == 0 && head[126] == 'M' && head[127] == 'I')))
+        return true; /* v5 (or 7.3's HDF5 behind one): libmatio walks its own tags */
+    uint64_t at = 0;
+    while (at < size) {
+        uint32_t h[5];
+        if (size - at < sizeof h || fseek(f, (long)at, SEEK_SET) != 0 ||
+            fread(h, sizeof h, 1, f) != 1)
+            break;
+        if (h[0] > 4052) /* M = 1: written big-endian */
+            for (int i = 0; i < 5; i++)
+                h[i] = swap32(h[i]);
+        static const unsigned sizes[] = {8, 4, 4, 2, 2, 1};
+        unsigned type = h[0], p = type / 10 % 10;
+        if (type > 1052 || type / 100 % 10 != 0 || p > 5 || type % 10 > 2 || h[3] > 1 ||
+            h[4] == 0)
+            break;
+        uint64_t data = (uint64_t)h[1] * h[2] * sizes[p] * (h[3] + 1u);
+        uint64_t left = size - at - sizeof h;
+        if (h[4] > left || data > left - h[4])
+            break;
+        at += sizeof h + h[4] + data;
+    }
+    *bad_at = at;
+    return at == size;
+}
+
+rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcosim_error *err)
+{
+    FILE *probe = fopen(path, "rb");
+    if (!probe)
+        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: cannot open: %s", path,
+                                 strerror(errno));
+    long file_size = fseek(probe, 0, SEEK_END) == 0 ? ftell(probe) : -1;
+    uint64_t bad_at = 0;
+    bool fits = file_size >= 0 && fseek(probe, 0, SEEK_SET) == 0 &&
+                mat_v4_fits(probe, (uint64_t)file_size, &bad_at);
+    fclose(probe);
+    if (file_size < 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot read: %s", path, strerror(errno));
+    if (!fits)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a MAT file (no v5 header, and "
+                                 "the v4 matrix at byte %llu does not fit in the file's %ld "
+                                 "bytes)", path, (unsigned long long)bad_at, file_size);
+    rtcosim_status st = rtcosim_matio_load(err);
+    if (st != RTCOSIM_OK)
+        return st;
+    mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
+    if (!mat)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a MAT file libmatio can open", path);
+    bool big = false;
+    uint64_t size = (uint64_t)file_size;
+    matvar_t *aclass = read_var(mat, "Aclass", size, &big);
+    matvar_t *name = read_var(mat, "name", size, &big);
+    matvar_t *desc = read_var(mat, "description", size, &big);
+    matvar_t *info = read_var(mat, "dataInfo", size, &big);
+    matvar_t *d1 = read_var(mat, "data_1", size, &big);
+    matvar_t *d2 = read_var(mat, "data_2", size, &big);
+    result_table *t = NULL;
+    bool transposed = false;
+    if (aclass && aclass->data && aclass->class_type == MAT_C_CHAR && aclass->rank == 2 &&
+        aclass->dims[0] >= 4) {
+        char *kind = mat_string(aclass, 3, false);
+        transposed = kind && strcmp(kind, "binTrans") == 0;
+        free(kind);
+    }
+    if (d1 && !mat_numeric(d1)) {
+        Mat_VarFree(d1);
+        d1 = NULL;
+    }
+    if (big) {
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: a matrix header claims more data than "
+                               "the file holds (%ld bytes)", path, file_size);
+        goto done;
+    }
+    if (!name || !name->data || name->rank != 2 || name->class_type != MAT_C_CHAR ||
+        !mat_numeric(info) || !mat_numeric(d2) || mat_count(info) == 0) {
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                               "%s: not a Modelica/Dymola result file (needs Aclass, name, "
+                               "dataInfo and data_2)", path);
+        goto done;
+    }
+    size_t names = transposed ? name->dims[1] : name->dims[0];
+    size_t info_rows = transposed ? info->dims[0] : info->dims[1];
+    size_t info_n = transposed ? info->dims[1] : info->dims[0];
+    size_t d2_vars = transposed ? d2->dims[0] : d2->dims[1];
+    size_t rows = transposed ? d2->dims[1] : d2->dims[0];
+    size_t d1_vars = d1 ? (transposed ? d1->dims[0] : d1->dims[1]) : 0;
+    size_t d1_rows = d1 ? (transposed ? d1->dims[1] : d1->dims[0]) : 0;
+    if (info_rows < 2 || info_n != names || names < 1 || d2_vars < 1 || rows < 1) {
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: name, dataInfo and data_2 do not agree "
+                               "in size", path);
+        goto done;
+    }
+    t = result_table_new(path, rows, names - 1);
+    if (!t || !(t->first_name = strdup("time"))) {
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    for (size_t r = 0; r < rows; r++)
+        t->time[r] = mat_number(d2, transposed ? r * d2_vars : r);
+    for (size_t r = 1; r < rows; r++)
+        if (!(t->time[r] >= t->time[r - 1])) {
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: data_2: time decreases at point %zu",
+                                   path, r + 1);
+            goto done;
+        }
+    for (size_t k = 1; k < names && st == RTCOSIM_OK; k++) {
+        result_column *col = &t->columns[k - 1];
+        col->name = mat_string(name, k, transposed);
+        char *d = desc && desc->data && desc->rank == 2 && desc->class_type == MAT_C_CHAR &&
+                          (transposed ? desc->dims[1] : desc->dims[0]) == names
+                      ? mat_string(desc, k, transposed)
+                      : NULL;
+        col->unit = d ? unit_of_description(d) : NULL;
+        free(d);
+        double matrix = mat_number(info, transposed ? k * info_rows : k);
+        double where = mat_number(info, transposed ? k * info_rows + 1 : k + info_n);
+        /* negative: the negated variable; not an integer in range: none */
+        size_t index = fabs(where) < 0x1p31 && where == floor(where) ? (size_t)fabs(where) : 0;
+        double sign = where < 0 ? -1 : 1;
+        if (!col->name) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        } else if (matrix == 2 && index >= 1 && index <= d2_vars) {
+            for (size_t r = 0; r < rows; r++)
+                col->values[r] = sign * mat_number(d2, transposed ? r * d2_vars + index - 1
+                                                                  : (index - 1) * rows + r);
+        } else if ((matrix == 1 || matrix == 0) && index >= 1 && index <= d1_vars && d1_rows >= 1) {
+            /* data_1: constant over the run (its first value) */
+            double v = sign * mat_number(d1, transposed ? index - 1 : (index - 1) * d1_rows);
+            for (size_t r = 0; r < rows; r++)
+                col->values[r] = v;
+        } else {
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                   "%s: dataInfo of '%s' points outside data_1/data_2", path,
+                                   col->name);
+        }
+    }
+done:
+    Mat_VarFree(aclass);
+    Mat_VarFree(name);
+    Mat_VarFree(desc);
+    Mat_VarFree(info);
+    Mat_VarFree(d1);
+    Mat_VarFree(d2);
+    Mat_Close(mat);
+    if (st != RTCOSIM_OK) {
+        result_table_free(t);
+        return st;
+    }
+    *out = t;
+    return RTCOSIM_OK;
+}
+
