@@ -163,12 +163,8 @@ rtcosim_status plot_table_read_select(const char *path, const result_select *s, 
 {
     *out = NULL;
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-    if (dot && (!slash || dot > slash) && strcasecmp(dot, ".mat") == 0) {
-        rtcosim_status st = result_table_read_mat(path, out, err);
-        if (st == RTCOSIM_OK)
-            result_table_keep(*out, s);
-        return st;
-    }
+    if (dot && (!slash || dot > slash) && strcasecmp(dot, ".mat") == 0)
+        return result_table_read_mat_select(path, s, out, err);
     if (dot && (!slash || dot > slash) && (strcasecmp(dot, ".mf4") == 0 || strcasecmp(dot, ".mdf") == 0))
         return result_table_read_mdf_select(path, s, out, err);
     /* an FMU or SSP package given where results belong (`plot model.fmu`) */

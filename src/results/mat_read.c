@@ -96,12 +96,12 @@ static char *unit_of_description(const char *d)
     return len ? strndup(open + 1, len) : NULL;
 }
 
-/* A variable read only when its header claims no more data than the file
+/* A variable's header (no data) when it claims no more data than the file
  * can hold (a byte an element at least, up to zlib's ratio of about 1000:1
  * when compressed): libmatio allocates what a header says before reading,
  * 2 GB for a 530-byte file found by fuzz_mat_results. *big is set when that
- * is why it is not read. */
-static matvar_t *read_var(mat_t *mat, const char *name, uint64_t file_size, bool *big)
+ * is why it is not given. */
+static matvar_t *read_head(mat_t *mat, const char *name, uint64_t file_size, bool *big)
 {
     matvar_t *head = Mat_VarReadInfo(mat, name);
     if (!head)
@@ -112,13 +112,41 @@ static matvar_t *read_var(mat_t *mat, const char *name, uint64_t file_size, bool
         fits = head->dims[i] == 0 || elements <= UINT64_MAX / head->dims[i]
                    ? (elements *= head->dims[i], elements <= limit)
                    : false;
-    Mat_VarFree(head);
     if (!fits) {
+        Mat_VarFree(head);
         *big = true;
         return NULL;
     }
+    return head;
+}
+
+/* The same variable with its data. */
+static matvar_t *read_var(mat_t *mat, const char *name, uint64_t file_size, bool *big)
+{
+    matvar_t *head = read_head(mat, name, file_size, big);
+    if (!head)
+        return NULL;
+    Mat_VarFree(head);
     return Mat_VarRead(mat, name);
 }
+
+/* data_2 read a slab at a time (Mat_VarReadDataLinear): a real 2-D matrix of
+ * doubles or singles stored uncompressed; the slab holds its class. */
+static bool slab_readable(const matvar_t *head)
+{
+    return head && head->rank == 2 && !head->isComplex && !head->compression &&
+           (head->class_type == MAT_C_DOUBLE || head->class_type == MAT_C_SINGLE) &&
+           head->dims[0] > 0 && head->dims[1] > 0 &&
+           head->dims[0] <= INT32_MAX / head->dims[1]; /* (linear offsets are ints) */
+}
+
+static double slab_at(const matvar_t *head, const void *slab, size_t i)
+{
+    return head->class_type == MAT_C_SINGLE ? ((const float *)slab)[i]
+                                            : ((const double *)slab)[i];
+}
+
+enum { SLAB_BYTES = 4 << 20 };
 
 static uint32_t swap32(uint32_t x)
 {
@@ -164,6 +192,21 @@ static bool mat_v4_fits(FILE *f, uint64_t size, uint64_t *bad_at)
 
 rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcosim_error *err)
 {
+    return result_table_read_mat_select(path, NULL, out, err);
+}
+
+/* Where a kept variable's values are (dataInfo): data_2 column `index`
+ * (from 1), or data_1 (constant over the run); `sign` -1 for a negated alias. */
+typedef struct mat_source {
+    bool in_d2;
+    size_t index;
+    double sign;
+} mat_source;
+
+rtcosim_status result_table_read_mat_select(const char *path, const result_select *sel,
+                                            result_table **out, rtcosim_error *err)
+{
+    *out = NULL;
     FILE *probe = fopen(path, "rb");
     if (!probe)
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: cannot open: %s", path,
@@ -192,8 +235,17 @@ rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcos
     matvar_t *desc = read_var(mat, "description", size, &big);
     matvar_t *info = read_var(mat, "dataInfo", size, &big);
     matvar_t *d1 = read_var(mat, "data_1", size, &big);
-    matvar_t *d2 = read_var(mat, "data_2", size, &big);
+    /* data_2: its header, then a slab at a time, or whole when libmatio can
+     * only read it so (compressed, another class) */
+    matvar_t *d2 = read_head(mat, "data_2", size, &big);
+    bool slabs = slab_readable(d2);
+    if (d2 && !slabs) {
+        Mat_VarFree(d2);
+        d2 = Mat_VarRead(mat, "data_2");
+    }
     result_table *t = NULL;
+    mat_source *src = NULL;
+    void *slab = NULL;
     bool transposed = false;
     if (aclass && aclass->data && aclass->class_type == MAT_C_CHAR && aclass->rank == 2 &&
         aclass->dims[0] >= 4) {
@@ -211,7 +263,7 @@ rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcos
         goto done;
     }
     if (!name || !name->data || name->rank != 2 || name->class_type != MAT_C_CHAR ||
-        !mat_numeric(info) || !mat_numeric(d2) || mat_count(info) == 0) {
+        !mat_numeric(info) || !(slabs || mat_numeric(d2)) || mat_count(info) == 0) {
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                "%s: not a Modelica/Dymola result file (needs Aclass, name, "
                                "dataInfo and data_2)", path);
@@ -229,22 +281,25 @@ rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcos
                                "in size", path);
         goto done;
     }
-    t = result_table_new(path, rows, names - 1);
-    if (!t || !(t->first_name = strdup("time"))) {
+    /* the variables kept: names, units and where their values are */
+    size_t kept = 0;
+    if (!(src = calloc(names, sizeof *src)) || !(t = result_table_new(path, 0, names - 1)) ||
+        !(t->first_name = strdup("time"))) {
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         goto done;
     }
-    for (size_t r = 0; r < rows; r++)
-        t->time[r] = mat_number(d2, transposed ? r * d2_vars : r);
-    for (size_t r = 1; r < rows; r++)
-        if (!(t->time[r] >= t->time[r - 1])) {
-            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: data_2: time decreases at point %zu",
-                                   path, r + 1);
-            goto done;
-        }
     for (size_t k = 1; k < names && st == RTCOSIM_OK; k++) {
-        result_column *col = &t->columns[k - 1];
-        col->name = mat_string(name, k, transposed);
+        char *n = mat_string(name, k, transposed);
+        if (!n) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        if (!result_select_has(sel, n)) {
+            free(n);
+            continue;
+        }
+        result_column *col = &t->columns[kept];
+        col->name = n;
         char *d = desc && desc->data && desc->rank == 2 && desc->class_type == MAT_C_CHAR &&
                           (transposed ? desc->dims[1] : desc->dims[0]) == names
                       ? mat_string(desc, k, transposed)
@@ -255,25 +310,109 @@ rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcos
         double where = mat_number(info, transposed ? k * info_rows + 1 : k + info_n);
         /* negative: the negated variable; not an integer in range: none */
         size_t index = fabs(where) < 0x1p31 && where == floor(where) ? (size_t)fabs(where) : 0;
-        double sign = where < 0 ? -1 : 1;
-        if (!col->name) {
-            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-        } else if (matrix == 2 && index >= 1 && index <= d2_vars) {
-            for (size_t r = 0; r < rows; r++)
-                col->values[r] = sign * mat_number(d2, transposed ? r * d2_vars + index - 1
-                                                                  : (index - 1) * rows + r);
-        } else if ((matrix == 1 || matrix == 0) && index >= 1 && index <= d1_vars && d1_rows >= 1) {
-            /* data_1: constant over the run (its first value) */
-            double v = sign * mat_number(d1, transposed ? index - 1 : (index - 1) * d1_rows);
-            for (size_t r = 0; r < rows; r++)
-                col->values[r] = v;
-        } else {
+        src[kept].sign = where < 0 ? -1 : 1;
+        src[kept].index = index;
+        if (matrix == 2 && index >= 1 && index <= d2_vars)
+            src[kept].in_d2 = true;
+        else if (!((matrix == 1 || matrix == 0) && index >= 1 && index <= d1_vars && d1_rows >= 1))
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                    "%s: dataInfo of '%s' points outside data_1/data_2", path,
                                    col->name);
+        kept++;
+    }
+    for (size_t c = kept; c < names - 1; c++) /* (room for names not kept) */
+        free(t->columns[c].values);
+    t->column_count = kept;
+    /* (the columns' rows now that they are known) */
+    t->rows = rows;
+    free(t->time);
+    if (st == RTCOSIM_OK && !(t->time = malloc(rows * sizeof *t->time)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    for (size_t c = 0; c < kept && st == RTCOSIM_OK; c++) {
+        free(t->columns[c].values);
+        if (!(t->columns[c].values = malloc(rows * sizeof(double))))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    if (st != RTCOSIM_OK)
+        goto done;
+    size_t esize = !slabs ? 0 : d2->class_type == MAT_C_SINGLE ? sizeof(float) : sizeof(double);
+    if (!slabs) {
+        for (size_t r = 0; r < rows; r++)
+            t->time[r] = mat_number(d2, transposed ? r * d2_vars : r);
+        for (size_t c = 0; c < kept; c++)
+            for (size_t r = 0; src[c].in_d2 && r < rows; r++)
+                t->columns[c].values[r] =
+                    src[c].sign * mat_number(d2, transposed ? r * d2_vars + src[c].index - 1
+                                                           : (src[c].index - 1) * rows + r);
+    } else if (transposed) {
+        /* binTrans: a variable a row, a time point a column; blocks of time
+         * points, every variable of each */
+        size_t block = SLAB_BYTES / (d2_vars * esize);
+        block = block ? (block < rows ? block : rows) : 1;
+        if (!(slab = malloc(block * d2_vars * esize))) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+            goto done;
+        }
+        for (size_t r0 = 0; r0 < rows && st == RTCOSIM_OK; r0 += block) {
+            size_t n = rows - r0 < block ? rows - r0 : block;
+            /* (linear: libmatio 1.5.23's 2-D slab of whole columns of a MAT v4
+             * matrix starts at its first column, whatever the start asked) */
+            if (Mat_VarReadDataLinear(mat, d2, slab, (int)(r0 * d2_vars), 1,
+                                      (int)(n * d2_vars)) != 0) {
+                st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: data_2: time points %zu.. cannot "
+                                       "be read", path, r0 + 1);
+                break;
+            }
+            for (size_t r = 0; r < n; r++) {
+                t->time[r0 + r] = slab_at(d2, slab, r * d2_vars);
+                for (size_t c = 0; c < kept; c++)
+                    if (src[c].in_d2)
+                        t->columns[c].values[r0 + r] =
+                            src[c].sign * slab_at(d2, slab, r * d2_vars + src[c].index - 1);
+            }
+        }
+    } else {
+        /* binNormal: a variable a column; the time column and each kept one */
+        if (esize != sizeof(double) && !(slab = malloc(rows * esize))) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+            goto done;
+        }
+        for (size_t c = 0; c <= kept && st == RTCOSIM_OK; c++) {
+            if (c < kept && !src[c].in_d2)
+                continue;
+            size_t index = c < kept ? src[c].index : 1;
+            double *to = c < kept ? t->columns[c].values : t->time;
+            if (Mat_VarReadDataLinear(mat, d2, slab ? slab : to, (int)((index - 1) * rows), 1,
+                                      (int)rows) != 0) {
+                st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: data_2: column %zu cannot be "
+                                       "read", path, index);
+                break;
+            }
+            double sign = c < kept ? src[c].sign : 1;
+            for (size_t r = 0; r < rows; r++)
+                to[r] = sign * (slab ? slab_at(d2, slab, r) : to[r]);
         }
     }
+    if (st != RTCOSIM_OK)
+        goto done;
+    for (size_t r = 1; r < rows; r++)
+        if (!(t->time[r] >= t->time[r - 1])) {
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: data_2: time decreases at point %zu",
+                                   path, r + 1);
+            goto done;
+        }
+    for (size_t c = 0; c < kept; c++) {
+        if (src[c].in_d2)
+            continue;
+        /* data_1: constant over the run (its first value) */
+        size_t index = src[c].index;
+        double v = src[c].sign * mat_number(d1, transposed ? index - 1 : (index - 1) * d1_rows);
+        for (size_t r = 0; r < rows; r++)
+            t->columns[c].values[r] = v;
+    }
 done:
+    free(src);
+    free(slab);
     Mat_VarFree(aclass);
     Mat_VarFree(name);
     Mat_VarFree(desc);
@@ -288,4 +427,3 @@ done:
     *out = t;
     return RTCOSIM_OK;
 }
-

@@ -18,6 +18,7 @@ static const util_lazy_symbol symbols[] = {
     {(void **)&rtcosim_matio.VarWrite, "Mat_VarWrite"},
     {(void **)&rtcosim_matio.VarRead, "Mat_VarRead"},
     {(void **)&rtcosim_matio.VarReadInfo, "Mat_VarReadInfo"},
+    {(void **)&rtcosim_matio.VarReadDataLinear, "Mat_VarReadDataLinear"},
     {(void **)&rtcosim_matio.VarFree, "Mat_VarFree"},
 };
 

@@ -21,6 +21,7 @@ typedef struct rtcosim_matio_api {
     __typeof__(Mat_VarWrite) *VarWrite;
     __typeof__(Mat_VarRead) *VarRead;
     __typeof__(Mat_VarReadInfo) *VarReadInfo;
+    __typeof__(Mat_VarReadDataLinear) *VarReadDataLinear;
     __typeof__(Mat_VarFree) *VarFree;
 } rtcosim_matio_api;
 
@@ -37,6 +38,7 @@ rtcosim_status rtcosim_matio_load(rtcosim_error *err);
 #define Mat_VarWrite (*rtcosim_matio.VarWrite)
 #define Mat_VarRead (*rtcosim_matio.VarRead)
 #define Mat_VarReadInfo (*rtcosim_matio.VarReadInfo)
+#define Mat_VarReadDataLinear (*rtcosim_matio.VarReadDataLinear)
 #define Mat_VarFree (*rtcosim_matio.VarFree)
 
 #endif

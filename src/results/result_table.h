@@ -51,6 +51,10 @@ typedef struct result_select {
 bool result_select_has(const result_select *s, const char *name);
 /* Drops the columns `s` does not name (for a reader that reads them all). */
 void result_table_keep(result_table *t, const result_select *s);
+/* result_table_read_mat keeping only the variables `s` names (data_2 read a
+ * slab at a time: the memory of those variables). */
+rtcosim_status result_table_read_mat_select(const char *path, const result_select *s,
+                                            result_table **out, rtcosim_error *err);
 /* result_table_read_mdf keeping only the channels `s` names. */
 rtcosim_status result_table_read_mdf_select(const char *path, const result_select *s,
                                             result_table **out, rtcosim_error *err);
