@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "plot/plot_internal.h"
+#include "rtcosim/flat.h"
 #include "util/test_util.h"
 
 static const char *write_csv(const char *name, const char *text, size_t size)
@@ -187,6 +188,37 @@ static void test_errors_name_file_and_line(void **state)
     assert_non_null(strstr(err.message, "absent.csv: cannot open results file"));
 }
 
+/* read_result's C side: the named variables only, in the file's order; a
+ * name the file lacks is EINVAL, one line naming the file and every one. */
+static void test_flat_read_result_select(void **state)
+{
+    (void)state;
+    const char *path = WRITE("flat.csv", "time,a,b,s\ns,m,V,\n0,1,2,\"x\"\n0.5,3,4,\"y\"\n");
+    const char *names[] = {"s", "b", "time"};
+    rtcosim_rows *r = NULL;
+    rtcosim_error err;
+    if (rtcosim_flat_read_result_select(path, names, 3, &r, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_rows_count(r), 2);
+    assert_int_equal(rtcosim_rows_column_count(r), 1); /* s is text: left out, counted */
+    assert_string_equal(rtcosim_rows_column_name(r, 0), "b");
+    assert_string_equal(rtcosim_rows_column_unit(r, 0), "V");
+    assert_true(rtcosim_rows_values(r)[1].f64 == 4.0);
+    assert_true(rtcosim_rows_times(r)[1] == 500000000);
+    assert_string_equal(rtcosim_rows_stat_name(r, 0), "text_columns_left_out");
+    assert_true(rtcosim_rows_stat_value(r, 0) == 1.0);
+    rtcosim_rows_free(r);
+    const char *missing[] = {"a", "c", "d", "c"};
+    assert_int_equal(rtcosim_flat_read_result_select(path, missing, 4, &r, &err), RTCOSIM_EINVAL);
+    assert_null(r);
+    char want[400];
+    snprintf(want, sizeof want, "%s: no variables 'c', 'd' in the results", path);
+    assert_string_equal(err.message, want);
+    assert_int_equal(rtcosim_flat_read_result_select(path, missing + 1, 1, &r, &err), RTCOSIM_EINVAL);
+    snprintf(want, sizeof want, "%s: no variable 'c' in the results", path);
+    assert_string_equal(err.message, want);
+}
+
 /* Long lines and many rows: the buffer grows past a line of 3 MB, the
  * columns past their first allocation. */
 static void test_long_lines_and_many_rows(void **state)
@@ -288,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_cells_that_are_no_number),
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_errors_name_file_and_line),
+        cmocka_unit_test(test_flat_read_result_select),
         cmocka_unit_test(test_long_lines_and_many_rows),
         cmocka_unit_test(test_same_as_the_whole_reader),
     };
