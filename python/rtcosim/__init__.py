@@ -519,19 +519,23 @@ def read_result(filename, variables=None):
     times (each channel holding its last sample, NaN before its first); a
     CSV's text columns (String and Binary results, as rtcosim and fmusim write
     them) are str fields (a column whose every cell is empty reads as numbers:
-    NaN). variables (a list of names; None: all) reads only those, and time,
-    in the file's order: a CSV is then read a line at a time and its other
-    columns never held, so a long run's file costs what the named variables
-    take. Errors (a missing or malformed file, a named variable the file does
-    not have) raise rtcosim.Error naming the file (and the variables)."""
+    NaN). variables (names; None or empty: all) reads only those, and time,
+    in the file's order: a CSV (read a line at a time in any case) then
+    never holds its other columns, so a long run's file costs what the named
+    variables take. Errors (a missing or malformed file, a named variable the
+    file does not have) raise rtcosim.Error naming the file (and the
+    variables)."""
     path = os.fspath(filename)
     err, handle = ErrorStruct(), ctypes.c_void_p()
+    if isinstance(variables, (str, bytes)):
+        variables = [variables]
+    variables = list(variables) if variables is not None else None
+    if not variables:
+        variables = None  # (as the C function's count 0: every variable)
     if variables is None:
         status = lib.rtcosim_flat_read_result(path.encode(), ctypes.byref(handle),
                                               ctypes.byref(err))
     else:
-        if isinstance(variables, (str, bytes)):
-            variables = [variables]
         variables = [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in variables]
         names, count, keep = _strings(variables)
         status = lib.rtcosim_flat_read_result_select(path.encode(), names, count,

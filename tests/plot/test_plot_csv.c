@@ -189,7 +189,8 @@ static void test_errors_name_file_and_line(void **state)
 }
 
 /* read_result's C side: the named variables only, in the file's order; a
- * name the file lacks is EINVAL, one line naming the file and every one. */
+ * name the file lacks is EINVAL, one line naming the file and every one
+ * (one missing: the nearest of the file's names). */
 static void test_flat_read_result_select(void **state)
 {
     (void)state;
@@ -214,8 +215,14 @@ static void test_flat_read_result_select(void **state)
     char want[400];
     snprintf(want, sizeof want, "%s: no variables 'c', 'd' in the results", path);
     assert_string_equal(err.message, want);
-    assert_int_equal(rtcosim_flat_read_result_select(path, missing + 1, 1, &r, &err), RTCOSIM_EINVAL);
-    snprintf(want, sizeof want, "%s: no variable 'c' in the results", path);
+    /* one missing: the nearest name, when one is near */
+    const char *one[] = {"a", "velocity"};
+    assert_int_equal(rtcosim_flat_read_result_select(path, one, 2, &r, &err), RTCOSIM_EINVAL);
+    snprintf(want, sizeof want, "%s: no variable 'velocity' in the results", path);
+    assert_string_equal(err.message, want);
+    const char *near[] = {"bb"};
+    assert_int_equal(rtcosim_flat_read_result_select(path, near, 1, &r, &err), RTCOSIM_EINVAL);
+    snprintf(want, sizeof want, "%s: no variable 'bb' in the results; did you mean 'b'?", path);
     assert_string_equal(err.message, want);
 }
 
