@@ -170,6 +170,16 @@ rtcosim_status rtcosim_flat_system_run(const char *path, const rtcosim_flat_syst
  * Float64 column per numeric variable with its unit; text columns left out
  * (statistic "text_columns_left_out"). Errors name the file. */
 rtcosim_status rtcosim_flat_read_result(const char *path, rtcosim_rows **out, rtcosim_error *err);
+/* rtcosim_flat_read_result of the variables names[0..count) only (count 0:
+ * every one), in the file's order, time always: a CSV is read a line at a
+ * time and its other columns never held, so a long run's results cost what
+ * the variables asked for take. A name the file does not have is
+ * RTCOSIM_EINVAL, one line naming the file and every missing name (one
+ * missing: with the file's nearest name, "did you mean"); a named
+ * text column is left out as above (counted in "text_columns_left_out"). */
+rtcosim_status rtcosim_flat_read_result_select(const char *path, const char *const *names,
+                                               size_t count, rtcosim_rows **out,
+                                               rtcosim_error *err);
 
 #ifdef __cplusplus
 }

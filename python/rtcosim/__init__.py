@@ -509,7 +509,7 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
 simulate_fmu = simulate  # FMPy's name
 
 
-def read_result(filename):
+def read_result(filename, variables=None):
     """A results file read back: rtcosim's CSV (with or without its units
     row), a Modelica/Dymola MAT file (rtcosim's, Dymola's, OpenModelica's,
     OMSimulator's), or an ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape,
@@ -519,39 +519,75 @@ def read_result(filename):
     times (each channel holding its last sample, NaN before its first); a
     CSV's text columns (String and Binary results, as rtcosim and fmusim write
     them) are str fields (a column whose every cell is empty reads as numbers:
-    NaN). Errors (a missing or malformed file) raise rtcosim.Error naming the
-    file."""
+    NaN). variables (names; None or empty: all) reads only those, and time,
+    in the file's order: a CSV (read a line at a time in any case) then
+    never holds its other columns, so a long run's file costs what the named
+    variables take. Errors (a missing or malformed file, a named variable the
+    file does not have) raise rtcosim.Error naming the file (and the
+    variables)."""
+    path = os.fspath(filename)
     err, handle = ErrorStruct(), ctypes.c_void_p()
-    status = lib.rtcosim_flat_read_result(os.fspath(filename).encode(), ctypes.byref(handle),
-                                          ctypes.byref(err))
+    if isinstance(variables, (str, bytes)):
+        variables = [variables]
+    variables = list(variables) if variables is not None else None
+    if not variables:
+        variables = None  # (as the C function's count 0: every variable)
+    if variables is None:
+        status = lib.rtcosim_flat_read_result(path.encode(), ctypes.byref(handle),
+                                              ctypes.byref(err))
+    else:
+        variables = [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in variables]
+        names, count, keep = _strings(variables)
+        status = lib.rtcosim_flat_read_result_select(path.encode(), names, count,
+                                                     ctypes.byref(handle), ctypes.byref(err))
+        del keep
     err.check(status)
     result, stats = _take_rows(handle)
     if stats.get("text_columns_left_out"):
-        result = _with_text_columns(result, os.fspath(filename))
+        result = _with_text_columns(result, path, variables)
     return result
 
 
-def _with_text_columns(result, path):
+def _with_text_columns(result, path, variables=None):
     """A CSV's text columns (String and Binary results: the library reads
-    numbers) added as str fields, in the file's column order."""
+    numbers) added as str fields, in the file's column order; with
+    variables, only those of them named. The file is read a row at a time
+    and only the text columns' cells are kept."""
     with open(path, newline="", encoding="utf-8", errors="replace") as f:
-        rows = list(csv.reader(f))
-    header, data = rows[0], rows[1:]
-    if len(data) == len(result) + 1:
-        data = data[1:]  # (rtcosim's units row)
-    if len(data) != len(result):
-        warnings.warn(f"{path}: {len(header) - len(result.dtype.names)} text columns left out "
+        rows = csv.reader(f)
+        header = next(rows, [])
+        numeric = set(result.dtype.names)
+        wanted = None if variables is None else set(variables)
+        text = [k for k, name in enumerate(header)
+                if k > 0 and name not in numeric and (wanted is None or name in wanted)]
+        if not text:
+            return result
+        cells = {k: [] for k in text}
+        count = 0
+        for row in rows:
+            if not row:
+                continue  # a blank line (the library skips them too)
+            count += 1
+            for k in text:
+                cells[k].append(row[k] if k < len(row) else "")
+    if count == len(result) + 1:
+        for k in text:  # (rtcosim's units row)
+            del cells[k][0]
+    elif count != len(result):
+        warnings.warn(f"{path}: {len(text)} text columns left out "
                       "(their rows could not be matched to the numbers')")
         return result
     dtype = [("time", np.float64)]
-    for name in header[1:]:
-        dtype.append((name, result.dtype[name] if name in result.dtype.names else object))
-    out = np.zeros(len(result), dtype=dtype)
     for k, name in enumerate(header):
-        if k == 0 or name in result.dtype.names:
-            out[dtype[k][0]] = result["time" if k == 0 else name]
-        else:
-            out[name] = [row[k] if k < len(row) else "" for row in data]
+        if k > 0 and (name in numeric or k in cells):
+            dtype.append((name, result.dtype[name] if name in numeric else object))
+    out = np.zeros(len(result), dtype=dtype)
+    out["time"] = result["time"]
+    for k, name in enumerate(header):
+        if k > 0 and name in numeric:
+            out[name] = result[name]
+        elif k in cells:
+            out[name] = cells[k]
     return Result(out, result.units, result.descriptions, result.parameters)
 
 

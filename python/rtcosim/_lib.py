@@ -202,6 +202,8 @@ _SIGNATURES = {
     "rtcosim_flat_system_run": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(SystemOptions),
                                                ctypes.POINTER(_P), _E]),
     "rtcosim_flat_read_result": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P), _E]),
+    "rtcosim_flat_read_result_select": (ctypes.c_int, [ctypes.c_char_p, _STRINGS, ctypes.c_size_t,
+                                                       ctypes.POINTER(_P), _E]),
     "rtcosim_rows_count": (ctypes.c_size_t, [_P]),
     "rtcosim_rows_column_count": (ctypes.c_size_t, [_P]),
     "rtcosim_rows_column_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),

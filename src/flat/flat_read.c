@@ -4,23 +4,24 @@
  * `rtcosim plot` reads them (src/plot/plot_data.c), into the rows a run
  * returns: time and one Float64 column per numeric variable with its unit.
  * Text columns (a CSV's String and Binary results) are left out, counted in
- * the statistic "text_columns_left_out". */
+ * the statistic "text_columns_left_out". With variables named
+ * (rtcosim_flat_read_result_select) only those are read: a CSV a line at a
+ * time, its other columns never held. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "flat_internal.h"
 #include "plot/plot_internal.h"
+#include "rtcosim/component.h"
 #include "rtcosim/flat.h"
 
-rtcosim_status rtcosim_flat_read_result(const char *path, rtcosim_rows **out, rtcosim_error *err)
+/* A table's numeric columns into rows (the table is freed). */
+static rtcosim_status rows_of_table(const char *path, plot_table *t, rtcosim_rows **out,
+                                    rtcosim_error *err)
 {
-    *out = NULL;
-    if (!path)
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "read_result: no file given");
-    plot_table *t = NULL;
-    rtcosim_status st = plot_table_read(path, &t, err);
-    if (st != RTCOSIM_OK)
-        return st;
+    rtcosim_status st = RTCOSIM_OK;
     size_t n = 0, text = 0;
     const char **names = calloc(t->column_count + 1, sizeof *names);
     rtcosim_type *types = calloc(t->column_count + 1, sizeof *types);
@@ -67,4 +68,70 @@ rtcosim_status rtcosim_flat_read_result(const char *path, rtcosim_rows **out, rt
     }
     *out = r;
     return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_flat_read_result(const char *path, rtcosim_rows **out, rtcosim_error *err)
+{
+    return rtcosim_flat_read_result_select(path, NULL, 0, out, err);
+}
+
+rtcosim_status rtcosim_flat_read_result_select(const char *path, const char *const *names,
+                                               size_t count, rtcosim_rows **out,
+                                               rtcosim_error *err)
+{
+    *out = NULL;
+    if (!path)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "read_result: no file given");
+    if (count && !names)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: read_result: no variable names given",
+                                 path);
+    for (size_t i = 0; i < count; i++)
+        if (!names[i])
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: read_result: variable name %zu is NULL",
+                                     path, i + 1);
+    result_select select = {names, count};
+    plot_table *t = NULL;
+    rtcosim_status st = plot_table_read_select(path, count ? &select : NULL, &t, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    /* every name asked for must be there (time always is): all the missing
+     * ones in one line */
+    char missing[RTCOSIM_ERROR_MESSAGE_MAX] = "";
+    size_t missed = 0, used = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (result_table_find(t, names[i]) >= 0 || strcmp(names[i], "time") == 0 ||
+            (t->first_name && strcmp(names[i], t->first_name) == 0))
+            continue;
+        bool again = false; /* a name asked for twice is said once */
+        for (size_t j = 0; j < i && !again; j++)
+            again = strcmp(names[j], names[i]) == 0;
+        if (again)
+            continue;
+        int w = snprintf(missing + used, sizeof missing - used, "%s'%s'", missed ? ", " : "",
+                         names[i]);
+        used = w < 0 || (size_t)w >= sizeof missing - used ? sizeof missing - 1 : used + (size_t)w;
+        missed++;
+    }
+    if (missed) {
+        /* one name missed: the nearest of the file's (its header read again) */
+        char near[200] = "";
+        plot_table *all = NULL;
+        size_t best = (size_t)-1;
+        for (size_t i = 0; missed == 1 && i < count && !all; i++)
+            if (result_table_find(t, names[i]) < 0 && strcmp(names[i], "time") != 0 &&
+                !(t->first_name && strcmp(names[i], t->first_name) == 0) &&
+                plot_table_read_names(path, &all, NULL) == RTCOSIM_OK)
+                for (size_t c = 0; c < all->column_count; c++) {
+                    size_t d = rtcosim_edit_distance(names[i], all->columns[c].name);
+                    if (d < best && rtcosim_name_is_close(names[i], all->columns[c].name, d)) {
+                        best = d;
+                        snprintf(near, sizeof near, "; did you mean '%s'?", all->columns[c].name);
+                    }
+                }
+        plot_table_free(all);
+        result_table_free(t);
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable%s %s in the results%s", path,
+                                 missed > 1 ? "s" : "", missing, near);
+    }
+    return rows_of_table(path, t, out, err);
 }

@@ -17,21 +17,29 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* The nearest column name of any file, for "did you mean". */
-static const char *nearest_column(plot_table *const *tables, size_t file_count, const char *name)
+/* The nearest column name of any file, for "did you mean"; copied into
+ * near (cut at size), "" when none is close. Tables read with a selection
+ * lack the other columns: their files' headers are read again for it. */
+static void nearest_column(const char *const *paths, plot_table *const *tables, size_t file_count,
+                           bool selected, const char *name, char *near, size_t size)
 {
-    const char *best = NULL;
     size_t best_distance = (size_t)-1;
-    for (size_t f = 0; f < file_count; f++)
-        for (size_t c = 0; c < tables[f]->column_count; c++) {
-            const char *candidate = tables[f]->columns[c].name;
+    near[0] = '\0';
+    for (size_t f = 0; f < file_count; f++) {
+        plot_table *names = NULL;
+        const plot_table *t = tables[f];
+        if (selected && plot_table_read_names(paths[f], &names, NULL) == RTCOSIM_OK)
+            t = names;
+        for (size_t c = 0; c < t->column_count; c++) {
+            const char *candidate = t->columns[c].name;
             size_t d = rtcosim_edit_distance(name, candidate);
             if (d < best_distance && rtcosim_name_is_close(name, candidate, d)) {
                 best_distance = d;
-                best = candidate;
+                snprintf(near, size, "%s", candidate);
             }
         }
-    return best;
+        plot_table_free(names);
+    }
 }
 
 rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
@@ -56,6 +64,7 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
     char **labels = NULL;
     size_t series_count = 0, var_count = 0;
     char title[200] = "", x_label[160] = "";
+    const char **wanted = NULL;
     if (!tables || !x_cols) {
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", output);
         goto done;
@@ -63,8 +72,21 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
     if (opts->units_from && (st = plot_unit_map_load(opts->units_from, &units, err)) != RTCOSIM_OK)
         goto done;
     bool x_is_time = !opts->x || strcmp(opts->x, "time") == 0;
+    /* variables named: each file read for those and the x axis only (a CSV
+     * then holds just their columns, not the run's); none: every column */
+    wanted = calloc(n + 2, sizeof *wanted);
+    if (!wanted) {
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", output);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        wanted[i] = variables[i];
+    wanted[n] = opts->x;
+    result_select selection = {wanted, n + (opts->x != NULL)};
+    const result_select *select = n ? &selection : NULL;
+    char near[200];
     for (size_t f = 0; f < file_count; f++) {
-        if ((st = plot_table_read(paths[f], &tables[f], err)) != RTCOSIM_OK)
+        if ((st = plot_table_read_select(paths[f], select, &tables[f], err)) != RTCOSIM_OK)
             goto done;
         plot_table *t = tables[f];
         for (size_t c = 0; units && c < t->column_count; c++) {
@@ -78,11 +100,11 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
         if (opts->x && !x_is_time && strcmp(opts->x, t->first_name) != 0) {
             x_cols[f] = plot_table_find(t, opts->x);
             if (x_cols[f] < 0) {
-                const char *near = nearest_column(&tables[f], 1, opts->x);
+                nearest_column(&paths[f], &tables[f], 1, select, opts->x, near, sizeof near);
                 st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                        "%s: no column '%s' for the x axis%s%s%s", paths[f], opts->x,
-                                       near ? "; did you mean '" : "", near ? near : "",
-                                       near ? "'?" : "");
+                                       near[0] ? "; did you mean '" : "", near,
+                                       near[0] ? "'?" : "");
                 goto done;
             }
         }
@@ -169,11 +191,11 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
             s->label = labels[series_count++];
         }
         if (found == 0) {
-            const char *near = nearest_column(tables, file_count, name);
+            nearest_column(paths, tables, file_count, select, name, near, sizeof near);
             st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no variable '%s' in the results%s%s%s",
                                    file_count == 1 ? paths[0] : "plot", name,
-                                   near ? "; did you mean '" : "", near ? near : "",
-                                   near ? "'?" : "");
+                                   near[0] ? "; did you mean '" : "", near,
+                                   near[0] ? "'?" : "");
             goto done;
         }
     }
@@ -223,6 +245,7 @@ done:
         plot_table_free(tables[f]);
     free(tables);
     free(x_cols);
+    free(wanted);
     plot_unit_map_free(units);
     return st;
 }

@@ -1,7 +1,10 @@
-/* Results read for plotting: a CSV table (the units row of `--csv-units`
- * recognised and taken off before the table reader sees it; "nan"/"inf"
- * cells kept) or a MAT file in the Modelica/Dymola result layout, both into
- * one shape of time, names, units and values. */
+/* Results read for plotting: a CSV table or a MAT file in the
+ * Modelica/Dymola result layout (or an MDF measurement), into one shape of
+ * time, names, units and values. A CSV is read a line at a time keeping the
+ * selected columns (plot_csv.c); the whole reader here (the file in memory,
+ * the units row of `--csv-units` recognised and blanked before rtcosim_csv's
+ * table reader sees it; "nan"/"inf" cells kept) is the reference it is held
+ * to, and RTCOSIM_CSV_WHOLE=1 brings it back. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +23,7 @@ static bool every_column_text(void *context, const char *name)
     return true;
 }
 
-/* Next field of a CSV line (RFC 4180 quotes); *p advances past the comma.
- * Writes the unquoted text into out (cut at size). false at the line's end. */
-static bool next_field(const char **p, const char *end, char *out, size_t size)
+bool plot_csv_field(const char **p, const char *end, char *out, size_t size)
 {
     const char *s = *p;
     if (s > end)
@@ -72,7 +73,7 @@ static const char *find_units_row(const char *data, size_t size, const char **ro
             if (++seen == 2) {
                 char first[64];
                 const char *p = line;
-                next_field(&p, le, first, sizeof first);
+                plot_csv_field(&p, le, first, sizeof first);
                 /* the time column's unit: what units rows write there; any
                  * other text stays a (bad) data row and is reported as such */
                 if (strcmp(first, "s") != 0 && strcmp(first, "") != 0 &&
@@ -87,8 +88,10 @@ static const char *find_units_row(const char *data, size_t size, const char **ro
     return NULL;
 }
 
-static rtcosim_status read_csv(const char *path, plot_table **out, rtcosim_error *err)
+rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *s,
+                                         plot_table **out, rtcosim_error *err)
 {
+    *out = NULL;
     char *data;
     size_t size;
     rtcosim_status st = util_read_file(path, path, "results file", &data, &size, err);
@@ -124,11 +127,11 @@ static rtcosim_status read_csv(const char *path, plot_table **out, rtcosim_error
     const char *p = units_copy, *pe = units_copy ? units_copy + strlen(units_copy) : NULL;
     char unit[128];
     if (p)
-        next_field(&p, pe, unit, sizeof unit); /* the time column's "s" */
+        plot_csv_field(&p, pe, unit, sizeof unit); /* the time column's "s" */
     for (size_t c = 0; c < cols && st == RTCOSIM_OK; c++) {
         plot_column *col = &t->columns[c];
         col->name = strdup(rtcosim_csv_column_name(csv, c));
-        if (p && p <= pe && next_field(&p, pe, unit, sizeof unit) && unit[0])
+        if (p && p <= pe && plot_csv_field(&p, pe, unit, sizeof unit) && unit[0])
             col->unit = strdup(unit);
         if (!col->name)
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
@@ -149,8 +152,27 @@ static rtcosim_status read_csv(const char *path, plot_table **out, rtcosim_error
         plot_table_free(t);
         return st;
     }
+    result_table_keep(t, s);
     *out = t;
     return RTCOSIM_OK;
+}
+
+static bool has_extension(const char *path, const char *ext)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    return dot && (!slash || dot > slash) && strcasecmp(dot, ext) == 0;
+}
+
+bool plot_path_is_csv(const char *path)
+{
+    return !has_extension(path, ".mat") && !has_extension(path, ".mf4") &&
+           !has_extension(path, ".mdf") && !rtcosim_archive_is_zip(path);
+}
+
+static bool whole_csv(void)
+{
+    const char *knob = getenv("RTCOSIM_CSV_WHOLE");
+    return knob && strcmp(knob, "1") == 0;
 }
 
 rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error *err)
@@ -172,8 +194,14 @@ rtcosim_status plot_table_read_select(const char *path, const result_select *s, 
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: a zip archive (an FMU or SSP package?),"
                                  " not a results file (CSV, .mat, .mf4 or .mdf); simulate or run it first",
                                  path);
-    rtcosim_status st = read_csv(path, out, err);
-    if (st == RTCOSIM_OK)
-        result_table_keep(*out, s);
-    return st;
+    /* a line at a time, only the selected columns kept (plot_csv.c) */
+    return whole_csv() ? plot_table_read_csv_whole(path, s, out, err) : plot_csv_read(path, s, out, err);
+}
+
+rtcosim_status plot_table_read_names(const char *path, plot_table **out, rtcosim_error *err)
+{
+    *out = NULL;
+    if (plot_path_is_csv(path) && !whole_csv())
+        return plot_csv_read_names(path, out, err);
+    return plot_table_read(path, out, err);
 }

@@ -1,69 +1,200 @@
 /* `rtcosim info RESULT.csv|.mat` (rtcosim_results_print_table): a results
  * file read as `plot` reads it (plot_data.c), summed up as `info` sums up an
  * MDF measurement: its rows, time span and step, and per column its unit,
- * minimum, maximum and cells that are no number. */
+ * minimum, maximum and cells that are no number. A CSV is summed up in one
+ * pass a line at a time (plot_csv.c), no column held: a run's results of
+ * gigabytes cost the longest line. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "plot_internal.h"
 #include "rtcosim/results.h"
 
-rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_error *err)
+/* What info prints of a table, summed up as its rows come. */
+typedef struct column_sum {
+    char *name, *unit;
+    bool text;
+    size_t numbers, words, missing;
+    double lo, hi; /* of the cells that are numbers and not NaN */
+} column_sum;
+
+typedef struct table_sum {
+    const char *path;
+    char *first_name;
+    size_t rows, count;
+    double first, last, step_lo, step_hi;
+    column_sum *columns;
+} table_sum;
+
+static rtcosim_status sum_header(void *context, const char *first, size_t count,
+                                 char *const *names, rtcosim_error *err)
 {
+    table_sum *s = context;
+    s->step_lo = INFINITY, s->step_hi = 0;
+    if (!(s->first_name = strdup(first)) || !(s->columns = calloc(count + 1, sizeof *s->columns)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    s->count = count;
+    for (size_t c = 0; c < count; c++) {
+        s->columns[c].lo = INFINITY, s->columns[c].hi = -INFINITY;
+        if (!(s->columns[c].name = strdup(names[c])))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status sum_row(void *context, double time, char *const *cells, rtcosim_error *err)
+{
+    (void)err;
+    table_sum *s = context;
+    if (s->rows == 0) {
+        s->first = time;
+    } else {
+        double d = time - s->last;
+        s->step_lo = d < s->step_lo ? d : s->step_lo;
+        s->step_hi = d > s->step_hi ? d : s->step_hi;
+    }
+    s->last = time;
+    s->rows++;
+    for (size_t c = 0; c < s->count; c++) {
+        column_sum *col = &s->columns[c];
+        double v;
+        plot_cell kind = plot_csv_number(cells[c], &v);
+        col->numbers += kind == PLOT_CELL_NUMBER;
+        col->words += kind == PLOT_CELL_WORD;
+        if (isnan(v)) {
+            col->missing++;
+            continue;
+        }
+        col->lo = v < col->lo ? v : col->lo;
+        col->hi = v > col->hi ? v : col->hi;
+    }
+    return RTCOSIM_OK;
+}
+
+static void sum_free(table_sum *s)
+{
+    for (size_t c = 0; s->columns && c < s->count; c++) {
+        free(s->columns[c].name);
+        free(s->columns[c].unit);
+    }
+    free(s->columns);
+    free(s->first_name);
+}
+
+/* A results CSV summed up in one scan. */
+static rtcosim_status sum_csv(const char *path, table_sum *s, rtcosim_error *err)
+{
+    *s = (table_sum){.path = path};
+    plot_csv_sink sink = {.context = s, .header = sum_header, .row = sum_row};
+    char *row = NULL, **units = NULL;
+    rtcosim_status st = plot_csv_scan(path, &sink, &row, err);
+    if (st == RTCOSIM_OK && !(units = calloc(s->count + 1, sizeof *units)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    if (st == RTCOSIM_OK)
+        st = plot_csv_units(path, row, s->count, units, err);
+    for (size_t c = 0; st == RTCOSIM_OK && c < s->count; c++) {
+        s->columns[c].unit = units[c];
+        s->columns[c].text = s->columns[c].words > 0 && s->columns[c].numbers == 0;
+    }
+    free(units);
+    free(row);
+    if (st != RTCOSIM_OK)
+        sum_free(s);
+    return st;
+}
+
+/* A table read whole (a MAT file, or a CSV with RTCOSIM_CSV_WHOLE=1)
+ * summed up the same way. */
+static rtcosim_status sum_table(const char *path, table_sum *s, rtcosim_error *err)
+{
+    *s = (table_sum){.path = path};
     plot_table *t = NULL;
     rtcosim_status st = plot_table_read(path, &t, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    char **names = calloc(t->column_count + 1, sizeof *names);
+    if (!names)
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    for (size_t c = 0; names && c < t->column_count; c++)
+        names[c] = t->columns[c].name;
+    if (st == RTCOSIM_OK)
+        st = sum_header(s, t->first_name ? t->first_name : "time", t->column_count, names, err);
+    free(names);
+    for (size_t k = 0; st == RTCOSIM_OK && k < t->rows; k++) {
+        double time = t->time[k];
+        if (s->rows > 0) {
+            double d = time - s->last;
+            s->step_lo = d < s->step_lo ? d : s->step_lo;
+            s->step_hi = d > s->step_hi ? d : s->step_hi;
+        } else {
+            s->first = time;
+        }
+        s->last = time;
+        s->rows++;
+        for (size_t c = 0; c < t->column_count; c++) {
+            column_sum *col = &s->columns[c];
+            double v = t->columns[c].values[k];
+            if (isnan(v)) {
+                col->missing++;
+                continue;
+            }
+            col->lo = v < col->lo ? v : col->lo;
+            col->hi = v > col->hi ? v : col->hi;
+        }
+    }
+    for (size_t c = 0; st == RTCOSIM_OK && c < t->column_count; c++) {
+        s->columns[c].text = t->columns[c].text;
+        if (t->columns[c].unit && !(s->columns[c].unit = strdup(t->columns[c].unit)))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    plot_table_free(t);
+    if (st != RTCOSIM_OK)
+        sum_free(s);
+    return st;
+}
+
+rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_error *err)
+{
+    const char *knob = getenv("RTCOSIM_CSV_WHOLE");
+    bool whole = knob && strcmp(knob, "1") == 0;
+    table_sum s;
+    rtcosim_status st = plot_path_is_csv(path) && !whole ? sum_csv(path, &s, err)
+                                                         : sum_table(path, &s, err);
     if (st != RTCOSIM_OK)
         return st;
     const char *dot = strrchr(path, '.');
     bool mat = dot && strcasecmp(dot, ".mat") == 0;
     size_t text = 0;
-    for (size_t c = 0; c < t->column_count; c++)
-        text += t->columns[c].text;
+    for (size_t c = 0; c < s.count; c++)
+        text += s.columns[c].text;
     fprintf(out, "%-20s %s (%s)\n%-20s %zu", "results", path,
-            mat ? "Modelica/Dymola MAT" : "CSV", "rows", t->rows);
-    if (t->rows) {
-        fprintf(out, ", %s %.9g .. %.9g", t->first_name ? t->first_name : "time", t->time[0],
-                t->time[t->rows - 1]);
-        double lo = INFINITY, hi = 0;
-        for (size_t k = 1; k < t->rows; k++) {
-            double d = t->time[k] - t->time[k - 1];
-            lo = d < lo ? d : lo;
-            hi = d > hi ? d : hi;
-        }
-        if (t->rows > 1 && hi - lo <= 1e-9 * hi)
-            fprintf(out, ", step %.9g", hi);
-        else if (t->rows > 1)
-            fprintf(out, ", steps %.9g .. %.9g (events, variable steps)", lo, hi);
+            mat ? "Modelica/Dymola MAT" : "CSV", "rows", s.rows);
+    if (s.rows) {
+        fprintf(out, ", %s %.9g .. %.9g", s.first_name, s.first, s.last);
+        if (s.rows > 1 && s.step_hi - s.step_lo <= 1e-9 * s.step_hi)
+            fprintf(out, ", step %.9g", s.step_hi);
+        else if (s.rows > 1)
+            fprintf(out, ", steps %.9g .. %.9g (events, variable steps)", s.step_lo, s.step_hi);
     }
-    fprintf(out, "\n%-20s %zu numeric", "columns", t->column_count - text);
+    fprintf(out, "\n%-20s %zu numeric", "columns", s.count - text);
     if (text)
         fprintf(out, ", %zu text (String, Binary)", text);
     fprintf(out, "\n\n%-40s %-10s %14s %14s %s\n", "column", "unit", "min", "max", "no number");
-    for (size_t c = 0; c < t->column_count; c++) {
-        const result_column *col = &t->columns[c];
+    for (size_t c = 0; c < s.count; c++) {
+        const column_sum *col = &s.columns[c];
         if (col->text) {
             fprintf(out, "%-40s %-10s %14s\n", col->name, col->unit ? col->unit : "-", "(text)");
             continue;
         }
-        double lo = INFINITY, hi = -INFINITY;
-        size_t missing = 0;
-        for (size_t k = 0; k < t->rows; k++) {
-            double v = col->values[k];
-            if (isnan(v)) {
-                missing++;
-                continue;
-            }
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-        if (missing == t->rows)
+        if (col->missing == s.rows)
             fprintf(out, "%-40s %-10s %14s %14s %zu\n", col->name, col->unit ? col->unit : "-",
-                    "-", "-", missing);
+                    "-", "-", col->missing);
         else
             fprintf(out, "%-40s %-10s %14.6g %14.6g %zu\n", col->name,
-                    col->unit ? col->unit : "-", lo, hi, missing);
+                    col->unit ? col->unit : "-", col->lo, col->hi, col->missing);
     }
-    plot_table_free(t);
+    sum_free(&s);
     return RTCOSIM_OK;
 }

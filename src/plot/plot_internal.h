@@ -26,6 +26,58 @@ rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error
 rtcosim_status plot_table_read_select(const char *path, const result_select *s, plot_table **out,
                                       rtcosim_error *err);
 static inline void plot_table_free(plot_table *t) { result_table_free(t); }
+/* A results CSV read whole (the file into memory, then rtcosim_csv's general
+ * table): the reader before plot_csv.c, kept as the reference that
+ * fuzz_plot_results and the tests hold the streaming one to, and taken for
+ * every CSV when the environment has RTCOSIM_CSV_WHOLE=1. */
+rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *s,
+                                         plot_table **out, rtcosim_error *err);
+/* The columns' names (and units) of a results file, no rows where it is a
+ * CSV (its header alone is read): what "did you mean" looks among when a
+ * plot's selection missed. */
+rtcosim_status plot_table_read_names(const char *path, plot_table **out, rtcosim_error *err);
+/* Whether plot_table_read takes `path` for a CSV (not .mat, .mf4, .mdf nor
+ * a zip archive). */
+bool plot_path_is_csv(const char *path);
+
+/* ---- results CSV read a line at a time (plot_csv.c) ---- */
+
+/* Next field of a CSV line from *p to end (RFC 4180 quotes, for the units
+ * row); *p advances past the comma. Writes the unquoted text into out (cut
+ * at size). false at the line's end. */
+bool plot_csv_field(const char **p, const char *end, char *out, size_t size);
+
+/* A cell as the results readers take it: empty, a number (all of it read by
+ * strtod in the C locale: "nan" and "inf" too), or text (NaN). */
+typedef enum plot_cell { PLOT_CELL_EMPTY, PLOT_CELL_NUMBER, PLOT_CELL_WORD } plot_cell;
+plot_cell plot_csv_number(const char *text, double *value);
+
+/* What a scan hands its reader: the header (the first column's name and the
+ * `count` others' names), then each data row (its time in seconds, as the
+ * tick it reads to, and its `count` cells, quotes removed), valid during the
+ * call. A non-OK return ends the scan with it. */
+typedef struct plot_csv_sink {
+    void *context;
+    rtcosim_status (*header)(void *context, const char *first, size_t count, char *const *names,
+                             rtcosim_error *err);
+    rtcosim_status (*row)(void *context, double time, char *const *cells, rtcosim_error *err);
+    bool header_only; /* stop after the header */
+} plot_csv_sink;
+/* A results CSV read a line at a time (plot_table_read's rules and
+ * messages: header, optional units row, quoting, time non-decreasing), never
+ * more of it in memory than its longest line. *units_row: the units row as
+ * written (malloc'd; NULL when there is none), for plot_csv_units. */
+rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char **units_row,
+                             rtcosim_error *err);
+/* The units of the `count` columns after the first from a units row
+ * (units[c] malloc'd, NULL where the cell is empty or missing). */
+rtcosim_status plot_csv_units(const char *path, const char *units_row, size_t count,
+                              char **units, rtcosim_error *err);
+/* The table of a results CSV, only the columns `s` names (all: NULL), by a
+ * scan; plot_csv_read_names: the header's columns, no rows. */
+rtcosim_status plot_csv_read(const char *path, const result_select *s, plot_table **out,
+                             rtcosim_error *err);
+rtcosim_status plot_csv_read_names(const char *path, plot_table **out, rtcosim_error *err);
 static inline ptrdiff_t plot_table_find(const plot_table *t, const char *name)
 {
     return result_table_find(t, name);

@@ -1,0 +1,559 @@
+/* A results CSV read a line at a time (plot_internal.h: plot_csv_scan), for
+ * `rtcosim plot`, `rtcosim info` and read_result: the file passes through a
+ * buffer that holds the longest line, and each consumer keeps only what it
+ * needs (the selected columns as doubles, or running extremes). What it
+ * accepts and rejects is what the whole reader (plot_data.c: the file read
+ * into memory, its units row blanked, then rtcosim_csv's general table) does,
+ * error texts included; fuzz_plot_results compares the two. The one
+ * difference: an error is the first one in the file, where the whole reader
+ * reported a NUL byte anywhere before any other. */
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot/plot_internal.h"
+#include "rtcosim/time.h"
+
+enum {
+    READ_CHUNK = 1 << 20,  /* bytes asked of the file at a time */
+    QUOTE_IN_MESSAGE = 40, /* characters of a bad field shown in a message (as csv_reader.c) */
+};
+
+/* ---- numbers in the C locale, whatever the host program set ---- */
+
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+
+static void make_c_locale(void)
+{
+    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+/* A plain decimal ("-12.5", "0.001", "3e-4") of at most 19 significant
+ * digits whose digits fit a double exactly and whose power of ten is exact
+ * (|e| <= 22): one multiplication or division then rounds correctly, so this
+ * is strtod's value bit for bit (Clinger's fast path), several times faster.
+ * false for anything else, which strtod reads. */
+static bool fast_decimal(const char *p, double *out)
+{
+    static const double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    bool negative = *p == '-';
+    p += *p == '-' || *p == '+';
+    uint64_t m = 0;
+    int digits = 0, scale = 0; /* significant digits; digits after the point */
+    bool any = false;
+    for (; *p >= '0' && *p <= '9'; p++, any = true)
+        if ((m = m * 10 + (uint64_t)(*p - '0')) != 0 && ++digits > 19)
+            return false;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, any = true, scale++)
+            if ((m = m * 10 + (uint64_t)(*p - '0')) != 0 && ++digits > 19)
+                return false;
+    if (!any)
+        return false;
+    int e = 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        bool minus = *p == '-';
+        p += *p == '-' || *p == '+';
+        if (!(*p >= '0' && *p <= '9'))
+            return false;
+        for (int n = 0; *p >= '0' && *p <= '9'; p++)
+            if (++n > 4)
+                return false;
+            else
+                e = e * 10 + (*p - '0');
+        e = minus ? -e : e;
+    }
+    e -= scale;
+    if (*p != '\0' || m > (UINT64_C(1) << 53) || e < -22 || e > 22)
+        return false;
+    double v = (double)m;
+    v = e < 0 ? v / powers[-e] : v * powers[e];
+    *out = negative ? -v : v;
+    return true;
+}
+
+static double c_strtod(const char *text, char **end)
+{
+    double v;
+    if (fast_decimal(text, &v)) {
+        *end = (char *)text + strlen(text);
+        return v;
+    }
+    pthread_once(&c_locale_once, make_c_locale);
+    return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
+}
+
+plot_cell plot_csv_number(const char *text, double *value)
+{
+    if (!*text) {
+        *value = NAN;
+        return PLOT_CELL_EMPTY;
+    }
+    double v;
+    if (fast_decimal(text, &v)) {
+        *value = v;
+        return PLOT_CELL_NUMBER;
+    }
+    char *stop = NULL;
+    v = c_strtod(text, &stop);
+    bool number = *stop == '\0';
+    *value = number ? v : NAN;
+    return number ? PLOT_CELL_NUMBER : PLOT_CELL_WORD;
+}
+
+static bool is_c_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* The first column as rtcosim_csv reads it: rtcosim_time_parse_seconds's
+ * exact decimal, else a double rounded to the nearest tick. Both give the
+ * tick of the same double; they differ only in what they accept (trailing
+ * space and sub-tick fractions), which is kept here, in the C locale. */
+static bool parse_time(const char *text, rtcosim_time_ns *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double seconds = c_strtod(text, &end);
+    bool range = errno == ERANGE && seconds != 0.0;
+    if (end == text || rtcosim_time_from_seconds(seconds, out, NULL) != RTCOSIM_OK)
+        return false;
+    if (*end == '\0')
+        return true; /* the double rounded to a tick */
+    while (is_c_space(*end))
+        end++;
+    if (*end != '\0' || range)
+        return false;
+    long double ns = (long double)seconds * 1e9L;
+    long double off = fabsl(ns - nearbyintl(ns));
+    return !(off > 1e-6L + 1e-15L * fabsl(ns));
+}
+
+/* ---- lines ---- */
+
+typedef struct line_reader {
+    FILE *f;
+    const char *path;
+    char *buf;
+    size_t cap, start, end; /* unread bytes [start, end); one byte kept spare */
+    bool eof;
+} line_reader;
+
+/* The next line in place (without its '\n', which stays in the buffer;
+ * line[len] may be written); 1, 0 at the end of the file, -1 on an error
+ * (*st says which). */
+static int next_line(line_reader *r, char **line, size_t *len, bool *newline,
+                     rtcosim_status *st, rtcosim_error *err)
+{
+    size_t scan = r->start;
+    for (;;) {
+        char *nl = scan < r->end ? memchr(r->buf + scan, '\n', r->end - scan) : NULL;
+        if (nl || (r->eof && r->start < r->end)) {
+            char *stop = nl ? nl : r->buf + r->end;
+            *line = r->buf + r->start;
+            *len = (size_t)(stop - *line);
+            *newline = nl != NULL;
+            r->start = (size_t)(stop - r->buf) + (nl != NULL);
+            return 1;
+        }
+        if (r->eof)
+            return 0;
+        scan = r->end;
+        if (r->start > 0) { /* keep the line begun, drop what is read */
+            memmove(r->buf, r->buf + r->start, r->end - r->start);
+            scan -= r->start, r->end -= r->start, r->start = 0;
+        }
+        if (r->cap - r->end < READ_CHUNK / 2 + 1) { /* a line longer than the buffer */
+            size_t cap = r->cap ? r->cap * 2 : READ_CHUNK;
+            char *bigger = cap > r->cap ? realloc(r->buf, cap) : NULL;
+            if (!bigger) {
+                *st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", r->path);
+                return -1;
+            }
+            r->buf = bigger, r->cap = cap;
+        }
+        size_t got = fread(r->buf + r->end, 1, r->cap - r->end - 1, r->f);
+        r->end += got;
+        if (got == 0) {
+            if (ferror(r->f)) {
+                *st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot read results file: %s",
+                                        r->path, strerror(errno));
+                return -1;
+            }
+            r->eof = true;
+        }
+    }
+}
+
+/* ---- fields (rtcosim_csv's rules and messages, csv_reader.c) ---- */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Split a line into fields in place (RFC 4180 quoting). Stores up to max
+ * field starts; *count is the number of fields found. */
+static rtcosim_status split_fields(const char *path, size_t lineno, char *line, char **fields,
+                                   size_t max, size_t *count, rtcosim_error *err)
+{
+    size_t n = 0;
+    char *pos = line;
+    for (;;) {
+        while (is_blank(*pos))
+            pos++;
+        char *field = pos, *field_end;
+        if (*pos == '"') {
+            char *dst = pos;
+            pos++;
+            for (;;) {
+                if (*pos == '\0')
+                    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: field %zu: missing closing quote",
+                                             path, lineno, n + 1);
+                if (*pos == '"') {
+                    if (pos[1] != '"')
+                        break;
+                    pos++;
+                }
+                *dst++ = *pos++;
+            }
+            pos++; /* the closing quote */
+            field_end = dst;
+            while (is_blank(*pos))
+                pos++;
+            if (*pos != ',' && *pos != '\0')
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                         "%s:%zu: field %zu: unexpected text after the closing quote",
+                                         path, lineno, n + 1);
+        } else {
+            while (*pos != ',' && *pos != '\0')
+                pos++;
+            field_end = pos;
+            while (field_end > field && is_blank(field_end[-1]))
+                field_end--;
+        }
+        bool more = *pos == ',';
+        *field_end = '\0';
+        if (n < max)
+            fields[n] = field;
+        n++;
+        if (!more)
+            break;
+        pos++;
+    }
+    *count = n;
+    return RTCOSIM_OK;
+}
+
+/* ---- the scan ---- */
+
+typedef struct scan {
+    const char *path;
+    const plot_csv_sink *sink;
+    size_t lineno;
+    int seen;        /* non-blank lines as the units row's finder counts them (to 2) */
+    char *units;     /* the units row as written (up to a NUL), or NULL */
+    bool header;     /* read */
+    size_t columns;  /* besides the first */
+    char **fields;   /* columns + 1 */
+    size_t rows;
+    rtcosim_time_ns last_time;
+    size_t last_line;
+} scan;
+
+static bool is_unit_blank(char c)
+{
+    return c == ' ' || c == '\r' || c == '\t';
+}
+
+/* The second non-blank line (blank: spaces, tabs and CRs) is the units row
+ * when its first cell is the time column's unit ("s", "sec", "[s]" or
+ * empty), as plot_data.c's find_units_row says; it is kept for the sink and
+ * is no row. True when this line is it. */
+static bool units_row(scan *s, const char *line, size_t len, bool newline, rtcosim_error *err,
+                      rtcosim_status *st)
+{
+    if (s->seen >= 2)
+        return false;
+    size_t i = 0;
+    while (i < len && is_unit_blank(line[i]))
+        i++;
+    if (i == len || ++s->seen < 2)
+        return false;
+    char first[64];
+    const char *p = line;
+    plot_csv_field(&p, line + len, first, sizeof first);
+    if (strcmp(first, "s") != 0 && strcmp(first, "") != 0 && strcmp(first, "sec") != 0 &&
+        strcmp(first, "[s]") != 0)
+        return false;
+    /* with its '\n' (still in the buffer), up to a NUL: as plot_data.c copies it */
+    if (!(s->units = strndup(line, len + newline)))
+        *st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    return true;
+}
+
+static rtcosim_status read_header(scan *s, char *line, rtcosim_error *err)
+{
+    char *copy = strdup(line); /* counted on a copy: splitting works in place */
+    if (!copy)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    size_t n = 0;
+    rtcosim_status st = split_fields(s->path, s->lineno, copy, NULL, 0, &n, err);
+    free(copy);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (!(s->fields = calloc(n, sizeof *s->fields)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    split_fields(s->path, s->lineno, line, s->fields, n, &n, NULL);
+    s->columns = n - 1;
+    for (size_t i = 1; i < n; i++) {
+        if (!*s->fields[i])
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
+                                     s->path, s->lineno, i + 1);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(s->fields[j], s->fields[i]) == 0)
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
+                                         s->path, s->lineno, QUOTE_IN_MESSAGE, s->fields[i]);
+    }
+    s->header = true;
+    return s->sink->header(s->sink->context, s->fields[0], s->columns, s->fields + 1, err);
+}
+
+static rtcosim_status read_row(scan *s, char *line, rtcosim_error *err)
+{
+    size_t expected = s->columns + 1, n = 0;
+    rtcosim_status st = split_fields(s->path, s->lineno, line, s->fields, expected, &n, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (n != expected)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s:%zu: %zu values, expected %zu (time and the %zu columns of the header)",
+                                 s->path, s->lineno, n, expected, s->columns);
+    rtcosim_time_ns t;
+    if (!parse_time(s->fields[0], &t))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: time '%.*s' is not a valid time in seconds",
+                                 s->path, s->lineno, QUOTE_IN_MESSAGE, s->fields[0]);
+    if (s->rows > 0 && t < s->last_time)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                 "%s:%zu: time %.*s is earlier than the time of line %zu (time must not decrease)",
+                                 s->path, s->lineno, QUOTE_IN_MESSAGE, s->fields[0], s->last_line);
+    s->rows++;
+    s->last_time = t;
+    s->last_line = s->lineno;
+    return s->sink->row(s->sink->context, rtcosim_time_to_seconds(t), s->fields + 1, err);
+}
+
+/* One line: the units row kept, blank lines skipped, then the header, then rows. */
+static rtcosim_status read_line(scan *s, char *line, size_t len, bool newline, rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    if (units_row(s, line, len, newline, err, &st))
+        return st;
+    if (memchr(line, '\0', len))
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: NUL byte in a text file", s->path,
+                                 s->lineno);
+    if (s->lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
+        line += 3, len -= 3; /* UTF-8 byte order mark, as spreadsheet programs write it */
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
+    line[len] = '\0';
+    const char *q = line;
+    while (is_blank(*q))
+        q++;
+    if (!*q)
+        return RTCOSIM_OK;
+    return s->header ? read_row(s, line, err) : read_header(s, line, err);
+}
+
+rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char **units,
+                             rtcosim_error *err)
+{
+    *units = NULL;
+    line_reader r = {.path = path, .f = fopen(path, "rb")};
+    if (!r.f)
+        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
+                                 "%s: cannot open results file: %s", path, strerror(errno));
+    scan s = {.path = path, .sink = sink};
+    rtcosim_status st = RTCOSIM_OK;
+    char *line;
+    size_t len;
+    bool newline;
+    int got;
+    while (st == RTCOSIM_OK && !(sink->header_only && s.header) &&
+           (got = next_line(&r, &line, &len, &newline, &st, err)) != 0) {
+        if (got < 0)
+            break;
+        s.lineno++;
+        st = read_line(&s, line, len, newline, err);
+    }
+    if (st == RTCOSIM_OK && !s.header)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                               "%s: file is empty (expected a header row starting with \"time\")", path);
+    else if (st == RTCOSIM_OK && s.rows == 0 && !sink->header_only)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no data rows after the header", path);
+    fclose(r.f);
+    free(r.buf);
+    free(s.fields);
+    if (st != RTCOSIM_OK)
+        free(s.units);
+    else
+        *units = s.units;
+    return st;
+}
+
+rtcosim_status plot_csv_units(const char *path, const char *row, size_t count, char **units,
+                              rtcosim_error *err)
+{
+    for (size_t c = 0; c < count; c++)
+        units[c] = NULL;
+    if (!row)
+        return RTCOSIM_OK;
+    const char *p = row, *pe = row + strlen(row);
+    char unit[128];
+    plot_csv_field(&p, pe, unit, sizeof unit); /* the time column's "s" */
+    for (size_t c = 0; c < count; c++) {
+        if (p <= pe && plot_csv_field(&p, pe, unit, sizeof unit) && unit[0] &&
+            !(units[c] = strdup(unit))) {
+            for (size_t k = 0; k < c; k++)
+                free(units[k]);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+/* ---- a table of the selected columns ---- */
+
+typedef struct table_sink {
+    const char *path;
+    const result_select *select;
+    plot_table *t;
+    size_t count;     /* columns of the file, besides the first */
+    ptrdiff_t *keep;  /* per column of the file: its column in t, or -1 */
+    size_t *numbers, *words; /* per column of t */
+    size_t capacity;  /* rows t's arrays hold */
+} table_sink;
+
+static rtcosim_status table_header(void *context, const char *first, size_t count,
+                                   char *const *names, rtcosim_error *err)
+{
+    table_sink *k = context;
+    plot_table *t = k->t;
+    k->count = count;
+    size_t kept = 0;
+    if (!(k->keep = calloc(count + 1, sizeof *k->keep)) || !(t->first_name = strdup(first)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", k->path);
+    for (size_t c = 0; c < count; c++)
+        k->keep[c] = result_select_has(k->select, names[c]) ? (ptrdiff_t)kept++ : -1;
+    if (!(t->columns = calloc(kept + 1, sizeof *t->columns)) ||
+        !(k->numbers = calloc(kept + 1, sizeof *k->numbers)) ||
+        !(k->words = calloc(kept + 1, sizeof *k->words)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", k->path);
+    t->column_count = kept;
+    for (size_t c = 0; c < count; c++)
+        if (k->keep[c] >= 0 && !(t->columns[k->keep[c]].name = strdup(names[c])))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", k->path);
+    return RTCOSIM_OK;
+}
+
+/* Every array of t to `rows` rows (realloc: growth doubles, the end trims). */
+static bool table_resize(table_sink *k, size_t rows)
+{
+    plot_table *t = k->t;
+    size_t n = rows ? rows : 1;
+    if (n > SIZE_MAX / sizeof(double))
+        return false;
+    double *time = realloc(t->time, n * sizeof *time);
+    if (!time)
+        return false;
+    t->time = time;
+    for (size_t c = 0; c < t->column_count; c++) {
+        double *v = realloc(t->columns[c].values, n * sizeof *v);
+        if (!v)
+            return false;
+        t->columns[c].values = v;
+    }
+    k->capacity = n;
+    return true;
+}
+
+static rtcosim_status table_row(void *context, double time, char *const *cells, rtcosim_error *err)
+{
+    table_sink *k = context;
+    plot_table *t = k->t;
+    if (t->rows == k->capacity && !table_resize(k, k->capacity ? k->capacity * 2 : 1024))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory after %zu rows", k->path,
+                                 t->rows);
+    size_t r = t->rows++;
+    t->time[r] = time;
+    for (size_t c = 0; c < k->count; c++) {
+        ptrdiff_t i = k->keep[c];
+        if (i < 0)
+            continue;
+        plot_cell kind = plot_csv_number(cells[c], &t->columns[i].values[r]);
+        k->numbers[i] += kind == PLOT_CELL_NUMBER;
+        k->words[i] += kind == PLOT_CELL_WORD;
+    }
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status read_table(const char *path, const result_select *select, bool header_only,
+                                 plot_table **out, rtcosim_error *err)
+{
+    *out = NULL;
+    table_sink k = {.path = path, .select = select, .t = calloc(1, sizeof *k.t)};
+    if (!k.t || !(k.t->path = strdup(path))) {
+        result_table_free(k.t);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    plot_csv_sink sink = {.context = &k, .header = table_header, .row = table_row,
+                          .header_only = header_only};
+    char *row = NULL, **units = NULL;
+    rtcosim_status st = plot_csv_scan(path, &sink, &row, err);
+    if (st == RTCOSIM_OK && !table_resize(&k, k.t->rows)) /* give back the growth's spare */
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    if (st == RTCOSIM_OK && !(units = calloc(k.count + 1, sizeof *units)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    if (st == RTCOSIM_OK)
+        st = plot_csv_units(path, row, k.count, units, err);
+    for (size_t c = 0; st == RTCOSIM_OK && c < k.count; c++) {
+        ptrdiff_t i = k.keep[c];
+        if (i < 0) {
+            free(units[c]);
+            continue;
+        }
+        k.t->columns[i].unit = units[c];
+        k.t->columns[i].text = k.words[i] > 0 && k.numbers[i] == 0;
+    }
+    free(units);
+    free(row);
+    free(k.keep);
+    free(k.numbers);
+    free(k.words);
+    if (st != RTCOSIM_OK) {
+        result_table_free(k.t);
+        return st;
+    }
+    *out = k.t;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status plot_csv_read(const char *path, const result_select *select, plot_table **out,
+                             rtcosim_error *err)
+{
+    return read_table(path, select, false, out, err);
+}
+
+rtcosim_status plot_csv_read_names(const char *path, plot_table **out, rtcosim_error *err)
+{
+    return read_table(path, NULL, true, out, err);
+}
