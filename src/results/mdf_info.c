@@ -128,7 +128,7 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
     const char *whole = getenv("RTCOSIM_MDF_INFO_WHOLE");
     bool streaming = !(whole && strcmp(whole, "1") == 0);
     rd r = {.d = data, .n = size, .path = j->path, .err = j->err,
-            .channels_only = j->signals_only, .layout = streaming};
+            .channels_only = j->signals_only, .layout = streaming, .mapped = true};
     group *g = NULL;
     summary *s = NULL;
     size_t ng = 0, channels = 0;

@@ -290,7 +290,7 @@ rtcosim_status mdf_read_groups(rd *r, group **groups, size_t *ng)
             for (last = first; last < *ng && g[last].dg_at == g[first].dg_at; last++)
                 channels = channels || g[last].nchan > (g[last].master >= 0);
             for (size_t k = first; k < last; k++) {
-                g[k].read = !g[k].vlsd && (channels || !r->channels_only);
+                g[k].read = channels || !r->channels_only; /* (VLSD: walked past) */
                 for (size_t i = 0; i < g[k].nchan; i++)
                     g[k].chans[i].want = true;
             }

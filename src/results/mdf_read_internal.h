@@ -39,6 +39,9 @@ typedef struct rd {
      * length was never written, so a DT block whose length is that of an
      * empty one (or runs past the file) holds the data to the file's end. */
     bool unfinalized, dt_to_end;
+    /* d is a read-only mapping of the file (mdf_with_file): the pages of a
+     * data block walked past are given back (mdf_records.c) */
+    bool mapped;
 } rd;
 
 /* The warning an unfinalized file gets (rd.unfinalized), once per read. */
@@ -185,6 +188,8 @@ typedef struct mdf_seq {
     size_t next;        /* the next block to open */
     const uint8_t *cur; /* the open block's bytes */
     size_t len, pos;
+    bool plain;         /* cur is in the file (not an inflated block) */
+    size_t given;       /* cur's bytes given back (rd.mapped) */
     uint64_t inflated;  /* deflated blocks' bytes so far (bounded: a block used twice) */
     bytes dz;           /* the open block inflated */
     bytes carry;        /* a piece across blocks */

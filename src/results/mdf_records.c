@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "results/mdf_read_internal.h"
 #include "util/le.h"
@@ -28,7 +30,8 @@ void mdf_seq_rewind(mdf_seq *s)
 {
     s->next = 0;
     s->cur = NULL;
-    s->len = s->pos = 0;
+    s->plain = false;
+    s->len = s->pos = s->given = 0;
     s->inflated = 0;
 }
 
@@ -40,10 +43,35 @@ void mdf_seq_free(mdf_seq *s)
     *s = (mdf_seq){0};
 }
 
+/* The pages of the open block (in the mapped file) below `upto` given
+ * back: walked past, they would stay resident, and a walk of a big file
+ * would hold the file; needed again, they come back from the page cache. */
+static void give_back(mdf_seq *s, size_t upto)
+{
+    static size_t page;
+    if (!s->r->mapped || !s->plain || upto <= s->given)
+        return;
+    if (!page)
+        page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)(s->cur + s->given) + page - 1) / page * page,
+              to = (uintptr_t)(s->cur + upto) / page * page;
+    if (to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+    s->given = upto;
+}
+
+/* Every 8 MiB walked in a block: its pages given back. */
+static inline void walked(mdf_seq *s)
+{
+    if (s->pos - s->given >= ((size_t)8 << 20))
+        give_back(s, s->pos);
+}
+
 /* Open the next block that holds bytes (*more false: none is left). */
 static rtcosim_status mdf_seq_next_block(mdf_seq *s, bool *more)
 {
     *more = false;
+    give_back(s, s->len); /* (the block walked: no piece of it is in use) */
     while (s->next < s->list.count) {
         const mdf_block_ref *b = &s->list.blocks[s->next++];
         if (b->dz) {
@@ -61,7 +89,8 @@ static rtcosim_status mdf_seq_next_block(mdf_seq *s, bool *more)
             s->cur = b->data;
             s->len = b->size;
         }
-        s->pos = 0;
+        s->plain = !b->dz;
+        s->pos = s->given = 0;
         if (s->len) {
             *more = true;
             return RTCOSIM_OK;
@@ -84,6 +113,7 @@ static rtcosim_status mdf_seq_at_end(mdf_seq *s, bool *end)
 rtcosim_status mdf_seq_some(mdf_seq *s, size_t most, const uint8_t **p, size_t *got)
 {
     *got = 0;
+    walked(s);
     if (s->pos == s->len) {
         bool more;
         rtcosim_status st = mdf_seq_next_block(s, &more);
@@ -101,6 +131,7 @@ rtcosim_status mdf_seq_some(mdf_seq *s, size_t most, const uint8_t **p, size_t *
  * the data ended after *got of them. */
 rtcosim_status mdf_seq_take(mdf_seq *s, size_t n, const uint8_t **p, size_t *got)
 {
+    walked(s);
     if (s->len - s->pos >= n) {
         *p = s->cur ? s->cur + s->pos : (const uint8_t *)"";
         s->pos += n;

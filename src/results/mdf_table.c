@@ -205,12 +205,14 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, const result_selec
     return st;
 }
 
-/* The table of the channels sel names from an MDF file's bytes. */
+/* The table of the channels sel names from an MDF file's bytes (mapped:
+ * a mapping of the file, whose pages walked past may be given back). */
 static rtcosim_status read_table(const uint8_t *data, size_t size, const char *path,
-                                 const result_select *sel, result_table **out, rtcosim_error *err)
+                                 const result_select *sel, bool mapped, result_table **out,
+                                 rtcosim_error *err)
 {
     *out = NULL;
-    rd r = {.d = data, .n = size, .path = path, .err = err, .layout = true};
+    rd r = {.d = data, .n = size, .path = path, .err = err, .layout = true, .mapped = mapped};
     group *groups = NULL;
     size_t ng = 0;
     rtcosim_status st = mdf_read_groups(&r, &groups, &ng);
@@ -231,14 +233,14 @@ static rtcosim_status read_table(const uint8_t *data, size_t size, const char *p
 rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
                                            result_table **out, rtcosim_error *err)
 {
-    return read_table(data, size, path, NULL, out, err);
+    return read_table(data, size, path, NULL, false, out, err);
 }
 
 rtcosim_status result_table_read_mdf_bytes_select(const uint8_t *data, size_t size,
                                                   const char *path, const result_select *sel,
                                                   result_table **out, rtcosim_error *err)
 {
-    return read_table(data, size, path, sel, out, err);
+    return read_table(data, size, path, sel, false, out, err);
 }
 
 typedef struct table_job {
@@ -251,7 +253,7 @@ typedef struct table_job {
 static rtcosim_status table_of(const uint8_t *data, size_t size, void *context)
 {
     table_job *j = context;
-    return read_table(data, size, j->path, j->sel, j->out, j->err);
+    return read_table(data, size, j->path, j->sel, true, j->out, j->err);
 }
 
 rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcosim_error *err)
