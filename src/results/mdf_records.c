@@ -319,18 +319,22 @@ static rtcosim_status walk_data_group(rd *r, group *g, size_t ng, uint64_t *cell
 {
     mdf_recs c;
     rtcosim_status st = mdf_recs_open(&c, r, g, ng);
+    /* per group its wanted channels' count and indexes (which[k][0..)):
+     * a record decodes those, not a test per channel of the group */
     size_t *wanted = st == RTCOSIM_OK ? calloc(ng, sizeof *wanted) : NULL;
-    if (st == RTCOSIM_OK && !wanted)
+    size_t **which = st == RTCOSIM_OK ? calloc(ng, sizeof *which) : NULL;
+    if (st == RTCOSIM_OK && (!wanted || !which))
         st = mdf_oom(r);
     for (size_t k = 0; st == RTCOSIM_OK && k < ng; k++) {
         if (!g[k].read)
             continue;
-        if (!(g[k].values = calloc(g[k].nchan + 1, sizeof *g[k].values)))
+        if (!(g[k].values = calloc(g[k].nchan + 1, sizeof *g[k].values)) ||
+            !(which[k] = malloc((g[k].nchan + 1) * sizeof *which[k])))
             st = mdf_oom(r);
         for (size_t i = 0; st == RTCOSIM_OK && i < g[k].nchan; i++) {
             if (!g[k].chans[i].want || (ptrdiff_t)i == g[k].master)
                 continue;
-            wanted[k]++;
+            which[k][wanted[k]++] = i;
             if (!(g[k].values[i] = malloc(sizeof(double))))
                 st = mdf_oom(r);
         }
@@ -349,6 +353,7 @@ static rtcosim_status walk_data_group(rd *r, group *g, size_t ng, uint64_t *cell
         if (!w->read || w->vlsd)
             continue;
         size_t n = w->count, more = wanted[w - g];
+        const size_t *idx = which[w - g];
         if (n == w->cap) {
             size_t cap = grown(cells, more, n, n < 512 ? 1024 : 2 * n);
             if (cap <= n) {
@@ -361,11 +366,13 @@ static rtcosim_status walk_data_group(rd *r, group *g, size_t ng, uint64_t *cell
         const uint8_t *inval = w->inval_bytes ? rec + w->data_bytes : NULL;
         if (w->master >= 0)
             w->time[n] = mdf_value(&w->chans[w->master], rec, inval, n);
-        for (size_t i = 0; i < w->nchan; i++)
-            if (w->values[i])
-                w->values[i][n] = mdf_value(&w->chans[i], rec, inval, n);
+        for (size_t j = 0; j < more; j++)
+            w->values[idx[j]][n] = mdf_value(&w->chans[idx[j]], rec, inval, n);
         w->count = n + 1;
     }
+    for (size_t k = 0; which && k < ng; k++)
+        free(which[k]);
+    free(which);
     free(wanted);
     mdf_seq_free(&c.s);
     return st;
