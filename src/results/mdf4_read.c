@@ -160,17 +160,6 @@ rtcosim_status mdf4_data_blocks(rd *r, uint64_t at, mdf_block_list *out)
     return st;
 }
 
-/* The data behind a data link appended to out. */
-static rtcosim_status gather(rd *r, uint64_t at, bytes *out)
-{
-    mdf_block_list l;
-    rtcosim_status st = mdf4_data_blocks(r, at, &l);
-    for (size_t i = 0; st == RTCOSIM_OK && i < l.count; i++)
-        st = mdf4_block_bytes(r, &l.blocks[i], out);
-    free(l.blocks);
-    return st;
-}
-
 /* A channel's conversion; other kinds than none, linear, rational and
  * value-to-value tables give the raw value (counted). */
 static rtcosim_status read_conversion(rd *r, uint64_t at, conv *c, char **unit)
@@ -364,7 +353,7 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         group *g = &grown[(*ng)++];
         *g = (group){.record_id = le_get64(cg.data), .vlsd = (cg.data[16] & 1) != 0,
                      .data_bytes = le_get32(cg.data + 24), .inval_bytes = le_get32(cg.data + 28),
-                     .master = -1, .at = cg_at};
+                     .master = -1, .at = cg_at, .cycles = le_get64(cg.data + 8)};
         if (!g->vlsd)
             st = read_channels(r, link_at(&cg, 1), g, NULL, 0);
         cg_at = link_at(&cg, 0);
@@ -378,23 +367,8 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         (*groups)[k].id_size = id_size;
         (*groups)[k].data_link = link_at(&dg, 2);
     }
-    /* (records read a block at a time: mdf_bus_read.c, mdf_info.c; a data
-     * group without channel groups has none to read, whatever its link) */
-    if (r->bus || r->layout || *ng == first)
-        return RTCOSIM_OK;
-    bool channels = false;
-    for (size_t k = first; k < *ng; k++)
-        channels = channels || (*groups)[k].nchan > ((*groups)[k].master >= 0);
-    if (r->channels_only && !channels)
-        return RTCOSIM_OK;
-    bytes data = {0};
-    st = gather(r, link_at(&dg, 2), &data);
-    if (st == RTCOSIM_OK && *ng > first)
-        st = mdf_find_records(r, at, id_size, false, *groups + first, *ng - first, &data);
-    for (size_t k = first; st == RTCOSIM_OK && k < *ng; k++)
-        st = mdf_group_values(r, &(*groups)[k], &data);
-    free(data.p);
-    return st;
+    /* (the records are walked a block at a time: mdf_records.c) */
+    return RTCOSIM_OK;
 }
 
 rtcosim_status mdf4_attachment(rd *r, const char *ending, bytes *out, char **name)

@@ -1,10 +1,10 @@
 /* `rtcosim info` of an MDF measurement (rtcosim_results_print_mdf): per
  * channel group and numeric channel its records, the master's first and
- * last value, the channel's unit, extremes and invalid values. An MDF 4
- * file's records are walked a data block at a time (mdf_records.c), so a
- * measurement of any size is summed up in the memory of a few blocks (read
- * whole, a data group was at most 1 GiB and its values took 8 bytes each
- * besides); an MDF 3 file is read whole (mdf3_read.c). */
+ * last value, the channel's unit, extremes and invalid values. The records
+ * of an MDF 4 or MDF 3 file are walked a data block at a time
+ * (mdf_records.c; an MDF 3 data group's records as one piece of the mapped
+ * file), so a measurement of any size is summed up in the memory of a few
+ * blocks, no value kept. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +59,7 @@ static inline void take(summary *s, size_t i, double v)
     s->hi[i] = v > s->hi[i] ? v : s->hi[i];
 }
 
-/* The groups read whole (MDF 3). */
+/* The groups' values read (RTCOSIM_MDF_INFO_WHOLE=1). */
 static void summed_whole(const group *g, size_t ng, summary *s)
 {
     for (size_t k = 0; k < ng; k++) {
@@ -74,7 +74,7 @@ static void summed_whole(const group *g, size_t ng, summary *s)
     }
 }
 
-/* An MDF 4 file's groups (their layout only) summed up a record at a time,
+/* A file's groups (their layout only) summed up a record at a time,
  * one walk per data group; with channels_only the data groups without a
  * channel besides their masters are not walked. */
 static rtcosim_status summed_streaming(rd *r, const group *g, size_t ng, summary *s)
@@ -123,13 +123,12 @@ typedef struct print_job {
 static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
 {
     print_job *j = context;
-    /* (RTCOSIM_MDF_INFO_WHOLE=1: an MDF 4 file read whole as well, for the
-     * fuzz target that compares the two) */
+    /* (RTCOSIM_MDF_INFO_WHOLE=1: every value read first, as a table's are,
+     * then summed: for the fuzz target that compares the two) */
     const char *whole = getenv("RTCOSIM_MDF_INFO_WHOLE");
-    bool mdf4 = size >= 64 && (unsigned)(data[28] | data[29] << 8) / 100 == 4 &&
-                !(whole && strcmp(whole, "1") == 0);
+    bool streaming = !(whole && strcmp(whole, "1") == 0);
     rd r = {.d = data, .n = size, .path = j->path, .err = j->err,
-            .channels_only = j->signals_only, .layout = mdf4};
+            .channels_only = j->signals_only, .layout = streaming, .mapped = true};
     group *g = NULL;
     summary *s = NULL;
     size_t ng = 0, channels = 0;
@@ -141,7 +140,7 @@ static rtcosim_status print_of(const uint8_t *data, size_t size, void *context)
         return st;
     }
     if ((st = summaries_new(&r, g, ng, &s)) == RTCOSIM_OK) {
-        if (mdf4)
+        if (streaming)
             st = summed_streaming(&r, g, ng, s);
         else
             summed_whole(g, ng, s);

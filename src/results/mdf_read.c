@@ -3,8 +3,13 @@
  * components): what CANape, CANoe, INCA, MDA and asammdf record, and what
  * rtcosim writes (mdf.c, whose header lists the blocks). The blocks of
  * each version are read in mdf4_read.c and mdf3_read.c into one layout of
- * channel groups (mdf_read_internal.h); the values and the table are made
- * here.
+ * channel groups (mdf_read_internal.h); the values of a channel are made
+ * here, the table in mdf_table.c: the records of the groups read are walked
+ * a data block at a time (mdf_records.c, the one place records are found,
+ * for the table, `info` and the bus logs alike), keeping only the master's
+ * times and the channels asked for (result_table_read_mdf_select: only the
+ * groups holding one are walked), so memory is the columns kept, not the
+ * data groups' bytes.
  *
  * MDF 4 (4.00-4.2x, finalized): every data group, sorted (no record ids) or
  * unsorted (1, 2, 4 or 8-byte record ids, VLSD records skipped); data in DT
@@ -30,9 +35,10 @@
  * string, byte-array and structure channels, groups without a master.
  * Refused with one line naming the file: MDF 2 and big-endian or VAX-float
  * MDF 3, unfinalized files, blocks out of the file or of the wrong kind,
- * loops in block lists, data shorter than its records, more than 1 GiB of
- * data or table, or more data than deflate could have packed into the file
- * (a block listed twice). */
+ * loops in block lists, data shorter than its records, a table of more than
+ * 1 GiB (its columns x rows, or the values of the channels read), or more
+ * data than deflate could have packed into the file (a block listed
+ * twice); a data group's bytes have no bound of their own. */
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -251,184 +257,7 @@ void mdf_group_free(group *g)
     }
     free(g->chans);
     free(g->values);
-    free(g->offsets);
     free(g->time);
-}
-
-static rtcosim_status add_offset(rd *r, group *g, size_t at)
-{
-    if (!util_array_reserve(&g->offsets, g->count, &g->cap, sizeof *g->offsets, 1024))
-        return mdf_oom(r);
-    g->offsets[g->count++] = at;
-    return RTCOSIM_OK;
-}
-
-rtcosim_status mdf_find_records(rd *r, uint64_t dg_at, uint8_t id_size, bool id_after, group *g,
-                                size_t ng, const bytes *data)
-{
-    rtcosim_status st = RTCOSIM_OK;
-    size_t pos = 0;
-    while (st == RTCOSIM_OK && pos < data->len) {
-        if (data->len - pos < id_size)
-            return mdf_fail(r, "its data end inside a record id", dg_at);
-        uint64_t id = 0;
-        for (size_t i = 0; i < id_size; i++)
-            id |= (uint64_t)data->p[pos + i] << (8 * i);
-        group *hit = NULL;
-        for (size_t k = 0; k < ng && !hit; k++)
-            hit = id_size == 0 || g[k].record_id == id ? &g[k] : NULL;
-        if (!hit) {
-            char what[64];
-            snprintf(what, sizeof what, "record id %llu of no channel group",
-                     (unsigned long long)id);
-            return mdf_fail(r, what, dg_at);
-        }
-        pos += id_size;
-        size_t size = (size_t)hit->data_bytes + hit->inval_bytes + (id_after ? id_size : 0);
-        if (hit->vlsd) {
-            if (data->len - pos < 4)
-                return mdf_fail(r, "its data end inside a variable-length record", dg_at);
-            size = 4 + (size_t)le_get32(data->p + pos);
-        }
-        if (data->len - pos < size)
-            break; /* a record cut short at the end: the records before it count */
-        if (!hit->vlsd)
-            st = add_offset(r, hit, pos);
-        if (size == 0 && id_size == 0)
-            break; /* records of no bytes: none read */
-        pos += size;
-    }
-    return st;
-}
-
-rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data)
-{
-    g->values = calloc(g->nchan + 1, sizeof *g->values);
-    g->time = malloc((g->count ? g->count : 1) * sizeof *g->time);
-    if (!g->values || !g->time)
-        return mdf_oom(r);
-    for (size_t i = 0; i < g->nchan; i++) {
-        double *v = (ptrdiff_t)i == g->master ? g->time
-                                              : (g->values[i] = malloc((g->count ? g->count : 1) *
-                                                                       sizeof(double)));
-        if (!v)
-            return mdf_oom(r);
-        for (size_t k = 0; k < g->count; k++) {
-            const uint8_t *rec = data->p + g->offsets[k];
-            v[k] = mdf_value(&g->chans[i], rec, g->inval_bytes ? rec + g->data_bytes : NULL, k);
-        }
-    }
-    return RTCOSIM_OK;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The table: one group's times as they are when they do not decrease, else
- * the union of every group's times (each channel holding its last sample). */
-static rtcosim_status build_table(rd *r, group *g, size_t ng, result_table **out)
-{
-    size_t columns = 0, total = 0, with_master = 0;
-    for (size_t k = 0; k < ng; k++) {
-        if (g[k].master < 0) {
-            r->masterless += g[k].nchan > 0;
-            continue;
-        }
-        with_master++;
-        columns += g[k].nchan - 1;
-        total += g[k].count;
-    }
-    if (!with_master)
-        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: no channel group of numeric"
-                                 " channels with a master (time) channel", r->path);
-    if (!columns && r->can_frames)
-        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: a CAN bus log (CAN_DataFrame "
-                                 "records), no measured signals: decode its frames with a DBC "
-                                 "(rtcosim can decode %s --dbc F.dbc -o F.mf4)", r->path, r->path);
-    double *times = malloc((total ? total : 1) * sizeof *times);
-    if (!times)
-        return mdf_oom(r);
-    size_t rows = 0;
-    for (size_t k = 0; k < ng; k++)
-        for (size_t i = 0; g[k].master >= 0 && i < g[k].count; i++)
-            if (!isnan(g[k].time[i]))
-                times[rows++] = g[k].time[i];
-    bool sorted = with_master == 1;
-    for (size_t i = 1; sorted && i < rows; i++)
-        sorted = times[i - 1] <= times[i];
-    bool direct = sorted && rows == total; /* one group, times in order, none NaN */
-    if (!sorted) {
-        qsort(times, rows, sizeof *times, compare_double);
-        size_t u = 0;
-        for (size_t i = 0; i < rows; i++)
-            if (u == 0 || times[i] != times[u - 1])
-                times[u++] = times[i];
-        rows = u;
-    }
-    if (columns && rows > MDF_MAX_BYTES / sizeof(double) / columns) {
-        free(times);
-        return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: %zu channels x %zu time stamps"
-                                 " make a table of over 1 GiB", r->path, columns, rows);
-    }
-    result_table *t = result_table_new(r->path, rows, columns);
-    if (!t) {
-        free(times);
-        return mdf_oom(r);
-    }
-    memcpy(t->time, times, rows * sizeof *times);
-    free(times);
-    size_t c = 0;
-    bool ok = true;
-    for (size_t k = 0; ok && k < ng; k++) {
-        if (g[k].master < 0)
-            continue;
-        if (!t->first_name)
-            ok = (t->first_name = strdup(g[k].chans[g[k].master].name)) != NULL;
-        for (size_t i = 0; ok && i < g[k].nchan; i++) {
-            if ((ptrdiff_t)i == g[k].master)
-                continue;
-            result_column *col = &t->columns[c++];
-            const chan *ch = &g[k].chans[i];
-            bool taken = false;
-            for (size_t e = 0; e + 1 < c && !taken; e++)
-                taken = strcmp(t->columns[e].name, ch->name) == 0;
-            size_t len = strlen(ch->name) + 24;
-            ok = (col->name = malloc(len)) != NULL &&
-                 (!ch->unit || (col->unit = strdup(ch->unit)) != NULL);
-            if (ok)
-                snprintf(col->name, len, taken ? "%s (group %zu)" : "%s", ch->name, k + 1);
-            if (direct) { /* the one group's rows as they are */
-                if (ok)
-                    memcpy(col->values, g[k].values[i], rows * sizeof(double));
-                continue;
-            }
-            /* its own samples (for a plot), then the group's last sample
-             * at or before each time held */
-            size_t own = g[k].count ? g[k].count : 1;
-            ok = ok && (col->own_time = malloc(own * sizeof(double))) != NULL &&
-                 (col->own_values = malloc(own * sizeof(double))) != NULL;
-            if (ok) {
-                memcpy(col->own_time, g[k].time, g[k].count * sizeof(double));
-                memcpy(col->own_values, g[k].values[i], g[k].count * sizeof(double));
-                col->own_rows = g[k].count;
-            }
-            size_t j = 0;
-            for (size_t row = 0; ok && row < rows; row++) {
-                while (j < g[k].count && !(g[k].time[j] > t->time[row]))
-                    j++;
-                col->values[row] = j ? g[k].values[i][j - 1] : NAN;
-            }
-        }
-    }
-    if (!ok) {
-        result_table_free(t);
-        return mdf_oom(r);
-    }
-    *out = t;
-    return RTCOSIM_OK;
 }
 
 rtcosim_status mdf_read_groups(rd *r, group **groups, size_t *ng)
@@ -445,13 +274,29 @@ rtcosim_status mdf_read_groups(rd *r, group **groups, size_t *ng)
                                  " identification)", r->path);
     }
     unsigned version = (unsigned)(data[28] | data[29] << 8);
-    if (version >= 400 && version < 500)
-        return mdf4_read_groups(r, groups, ng);
     if (unfinished && version >= 300 && version < 400)
         return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: an unfinalized MDF 3 file (its"
                                  " recorder did not close it); finalize it first", r->path);
-    if (version >= 300 && version < 400)
-        return mdf3_read_groups(r, groups, ng);
+    if (version >= 300 && version < 500) {
+        rtcosim_status st = version >= 400 ? mdf4_read_groups(r, groups, ng)
+                                           : mdf3_read_groups(r, groups, ng);
+        if (st != RTCOSIM_OK || r->layout || r->bus)
+            return st;
+        /* every channel's values (channels_only: of the data groups with
+         * channels besides their masters) */
+        group *g = *groups;
+        for (size_t first = 0, last; first < *ng; first = last) {
+            bool channels = false;
+            for (last = first; last < *ng && g[last].dg_at == g[first].dg_at; last++)
+                channels = channels || g[last].nchan > (g[last].master >= 0);
+            for (size_t k = first; k < last; k++) {
+                g[k].read = channels || !r->channels_only; /* (VLSD: walked past) */
+                for (size_t i = 0; i < g[k].nchan; i++)
+                    g[k].chans[i].want = true;
+            }
+        }
+        return mdf_walk_values(r, g, *ng);
+    }
     char text[9] = "";
     for (size_t i = 0; i < 8 && data[8 + i] > ' ' && data[8 + i] < 127; i++)
         text[i] = (char)data[8 + i];
@@ -476,28 +321,6 @@ void mdf_groups_free(group *groups, size_t ng)
     free(groups);
 }
 
-rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
-                                           result_table **out, rtcosim_error *err)
-{
-    *out = NULL;
-    rd r = {.d = data, .n = size, .path = path, .err = err};
-    group *groups = NULL;
-    size_t ng = 0;
-    rtcosim_status st = mdf_read_groups(&r, &groups, &ng);
-    if (st == RTCOSIM_OK)
-        st = build_table(&r, groups, ng, out);
-    mdf_groups_free(groups, ng);
-    if (st == RTCOSIM_OK)
-        mdf_warn_unfinalized(&r);
-    if (st == RTCOSIM_OK && (r.skipped || r.raw_conversions || r.masterless))
-        rtcosim_log(RTCOSIM_LOG_WARNING, "results",
-                    "%s: %zu channels left out (not numbers: strings, byte arrays, structures), "
-                    "%zu with a value-table, formula or text conversion read as raw values, %zu "
-                    "channel groups without a master channel left out",
-                    path, r.skipped, r.raw_conversions, r.masterless);
-    return st;
-}
-
 rtcosim_status mdf_with_file(const char *path,
                                 rtcosim_status (*fn)(const uint8_t *, size_t, void *),
                                 void *context, rtcosim_error *err)
@@ -520,31 +343,3 @@ rtcosim_status mdf_with_file(const char *path,
     return st;
 }
 
-typedef struct table_job {
-    const char *path;
-    result_table **out;
-    rtcosim_error *err;
-} table_job;
-
-static rtcosim_status table_of(const uint8_t *data, size_t size, void *context)
-{
-    table_job *j = context;
-    return result_table_read_mdf_bytes(data, size, j->path, j->out, j->err);
-}
-
-rtcosim_status result_table_read_mdf(const char *path, result_table **out, rtcosim_error *err)
-{
-    *out = NULL;
-    table_job j = {path, out, err};
-    return mdf_with_file(path, table_of, &j, err);
-}
-
-rtcosim_status result_table_read_mdf_select(const char *path, const result_select *s,
-                                            result_table **out, rtcosim_error *err)
-{
-    /* (reads every channel, then drops the ones not asked for) */
-    rtcosim_status st = result_table_read_mdf(path, out, err);
-    if (st == RTCOSIM_OK)
-        result_table_keep(*out, s);
-    return st;
-}

@@ -30,8 +30,8 @@ typedef struct rd {
     /* (not rd.bus) data groups whose channel groups hold no channel but
      * their master are not read (no records: signals beside a bus log) */
     bool channels_only;
-    /* MDF 4 only: the channel groups' layout, no records (as rd.bus, with
-     * a measurement's channels; mdf_info.c walks the records) */
+    /* the channel groups' layout, no records (as rd.bus, with a
+     * measurement's channels; mdf_info.c and mdf_table.c walk the records) */
     bool layout;
     bool can_frames; /* (not rd.bus) a CAN_DataFrame structure was left out */
     /* An unfinalized MDF 4 file (what loggers leave: "UnFinMF ", or flags
@@ -39,6 +39,9 @@ typedef struct rd {
      * length was never written, so a DT block whose length is that of an
      * empty one (or runs past the file) holds the data to the file's end. */
     bool unfinalized, dt_to_end;
+    /* d is a read-only mapping of the file (mdf_with_file): the pages of a
+     * data block walked past are given back (mdf_records.c) */
+    bool mapped;
 } rd;
 
 /* The warning an unfinalized file gets (rd.unfinalized), once per read. */
@@ -87,9 +90,10 @@ typedef struct chan {
      * bytes, one after the other) */
     uint8_t raw;
     uint64_t data_link;
+    bool want; /* its values are read (mdf_walk_values) */
 } chan;
 
-/* A channel group: its records in the data group's bytes, then its values. */
+/* A channel group: its layout, then the values read (mdf_walk_values). */
 typedef struct group {
     uint64_t record_id;
     uint32_t data_bytes, inval_bytes;
@@ -97,13 +101,21 @@ typedef struct group {
     chan *chans;
     size_t nchan;
     ptrdiff_t master;
-    size_t *offsets, count, cap; /* its records' places in the data group's bytes */
-    double *time, **values;      /* values: one array per channel (the master's NULL) */
+    /* read: its records are walked for the master's times (time, when it
+     * has one) and the wanted channels' values (values[i], NULL for the
+     * others); count of them, room for cap */
+    bool read;
+    size_t count, cap;
+    double *time, **values;
     /* the CG block's offset; its DG block's, the DG's record id size and data
-     * link (rd.bus reads no records: mdf_bus_read.c walks them a block at a
-     * time) */
-    uint64_t at, dg_at, data_link;
+     * link (the records are walked a block at a time: mdf_records.c);
+     * cycles: the records the CG block says it has (a hint, 0 unknown) */
+    uint64_t at, dg_at, data_link, cycles;
     uint8_t id_size;
+    /* MDF 3: the record id is after each record as well (id_after), and
+     * the data group's records are data_len bytes at data_link, no block */
+    bool id_after, mdf3;
+    uint64_t data_len;
 } group;
 
 double mdf_f64(const uint8_t *p);
@@ -117,16 +129,14 @@ rtcosim_status mdf_append(rd *r, bytes *out, const uint8_t *p, size_t n);
 /* Text of n bytes in the file's code page (latin-1 for MDF 3) as UTF-8,
  * up to the first NUL, blanks at the end cut; NULL when out of memory. */
 char *mdf_latin1(const uint8_t *p, size_t n);
-/* The records of a data group's channel groups g[0..ng) in its bytes:
- * id_size bytes of record id before each record (MDF 3: 0 or 1, and with
- * id_after the same id again after it); a record cut short ends them. */
-rtcosim_status mdf_find_records(rd *r, uint64_t dg_at, uint8_t id_size, bool id_after, group *g,
-                                size_t ng, const bytes *data);
 /* Channel c's value in record rec (the group's record k; inval: its
  * invalidation bytes, NULL none): NAN when invalid. */
 double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t k);
-/* Each channel's values from the group's records. */
-rtcosim_status mdf_group_values(rd *r, group *g, const bytes *data);
+/* The records of the groups g[0..ng) marked read walked, a data group at a
+ * time, into their time (the master's values, when they have one) and
+ * values (the channels marked want); the values held are bounded as a
+ * table's (1 GiB). */
+rtcosim_status mdf_walk_values(rd *r, group *g, size_t ng);
 void mdf_group_free(group *g);
 
 /* The file at path mapped for fn (size 0 or unmappable: an error). */
@@ -135,12 +145,14 @@ rtcosim_status mdf_with_file(const char *path,
                              void *context, rtcosim_error *err);
 
 /* Every data group of an MDF file (version 3 or 4, told by its
- * identification block) read into *groups. */
+ * identification block) read into *groups: their layout, and unless
+ * rd.layout or rd.bus every channel's values (rd.channels_only: of the data
+ * groups with channels besides their masters). */
 rtcosim_status mdf_read_groups(rd *r, group **groups, size_t *ng);
 void mdf_groups_free(group *groups, size_t ng);
 
-/* Every data group of an MDF 4 / MDF 3 file appended to *groups (the
- * identification block checked by the caller). */
+/* Every data group of an MDF 4 / MDF 3 file appended to *groups, their
+ * layout (the identification block checked by the caller). */
 rtcosim_status mdf4_read_groups(rd *r, group **groups, size_t *ng);
 /* An MDF 4 file's first embedded attachment whose file name ends in ending
  * (ASCII case ignored): its bytes (inflated when compressed) onto out and
@@ -176,6 +188,8 @@ typedef struct mdf_seq {
     size_t next;        /* the next block to open */
     const uint8_t *cur; /* the open block's bytes */
     size_t len, pos;
+    bool plain;         /* cur is in the file (not an inflated block) */
+    size_t given;       /* cur's bytes given back (rd.mapped) */
     uint64_t inflated;  /* deflated blocks' bytes so far (bounded: a block used twice) */
     bytes dz;           /* the open block inflated */
     bytes carry;        /* a piece across blocks */
@@ -187,10 +201,10 @@ rtcosim_status mdf_seq_some(mdf_seq *s, size_t most, const uint8_t **p, size_t *
 rtcosim_status mdf_seq_take(mdf_seq *s, size_t n, const uint8_t **p, size_t *got);
 
 /* The records of a data group (groups[0..ng): its channel groups, as
- * mdf4_read_groups gives them in rd.layout or rd.bus), one at a time:
+ * mdf4_read_groups or mdf3_read_groups give them), one at a time:
  * next gives its group (*hit) and bytes (*p, valid until the next call; a
  * VLSD record's bytes after its length), 0 at the end (a record cut short
- * ends the records, as mdf_find_records reads them), -1 on an error (*st). */
+ * ends the records), -1 on an error (*st). */
 typedef struct mdf_recs {
     mdf_seq s;
     const group *groups; /* the data group's channel groups (record sizes by id) */

@@ -1,11 +1,15 @@
 /* The records of an MDF 4 data group read a data block at a time
  * (mdf_read_internal.h): the bytes of its DT, DZ (inflated when reached)
  * and listed blocks in order, a record that spans two blocks copied, so
- * that a data group of any size reads in the memory of one block. For the
- * bus logs (mdf_bus_read.c) and `info` of a measurement (mdf_read.c). */
+ * that a data group of any size reads in the memory of one block (an MDF 3
+ * data group's records are one piece of the file, walked as one block).
+ * For the bus logs (mdf_bus_read.c), `info` of a measurement (mdf_info.c)
+ * and its table (mdf_table.c: mdf_walk_values below). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "results/mdf_read_internal.h"
 #include "util/le.h"
@@ -26,7 +30,8 @@ void mdf_seq_rewind(mdf_seq *s)
 {
     s->next = 0;
     s->cur = NULL;
-    s->len = s->pos = 0;
+    s->plain = false;
+    s->len = s->pos = s->given = 0;
     s->inflated = 0;
 }
 
@@ -38,10 +43,35 @@ void mdf_seq_free(mdf_seq *s)
     *s = (mdf_seq){0};
 }
 
+/* The pages of the open block (in the mapped file) below `upto` given
+ * back: walked past, they would stay resident, and a walk of a big file
+ * would hold the file; needed again, they come back from the page cache. */
+static void give_back(mdf_seq *s, size_t upto)
+{
+    static size_t page;
+    if (!s->r->mapped || !s->plain || upto <= s->given)
+        return;
+    if (!page)
+        page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)(s->cur + s->given) + page - 1) / page * page,
+              to = (uintptr_t)(s->cur + upto) / page * page;
+    if (to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+    s->given = upto;
+}
+
+/* Every 8 MiB walked in a block: its pages given back. */
+static inline void walked(mdf_seq *s)
+{
+    if (s->pos - s->given >= ((size_t)8 << 20))
+        give_back(s, s->pos);
+}
+
 /* Open the next block that holds bytes (*more false: none is left). */
 static rtcosim_status mdf_seq_next_block(mdf_seq *s, bool *more)
 {
     *more = false;
+    give_back(s, s->len); /* (the block walked: no piece of it is in use) */
     while (s->next < s->list.count) {
         const mdf_block_ref *b = &s->list.blocks[s->next++];
         if (b->dz) {
@@ -59,7 +89,8 @@ static rtcosim_status mdf_seq_next_block(mdf_seq *s, bool *more)
             s->cur = b->data;
             s->len = b->size;
         }
-        s->pos = 0;
+        s->plain = !b->dz;
+        s->pos = s->given = 0;
         if (s->len) {
             *more = true;
             return RTCOSIM_OK;
@@ -82,6 +113,7 @@ static rtcosim_status mdf_seq_at_end(mdf_seq *s, bool *end)
 rtcosim_status mdf_seq_some(mdf_seq *s, size_t most, const uint8_t **p, size_t *got)
 {
     *got = 0;
+    walked(s);
     if (s->pos == s->len) {
         bool more;
         rtcosim_status st = mdf_seq_next_block(s, &more);
@@ -99,6 +131,7 @@ rtcosim_status mdf_seq_some(mdf_seq *s, size_t most, const uint8_t **p, size_t *
  * the data ended after *got of them. */
 rtcosim_status mdf_seq_take(mdf_seq *s, size_t n, const uint8_t **p, size_t *got)
 {
+    walked(s);
     if (s->len - s->pos >= n) {
         *p = s->cur ? s->cur + s->pos : (const uint8_t *)"";
         s->pos += n;
@@ -127,7 +160,19 @@ rtcosim_status mdf_seq_take(mdf_seq *s, size_t n, const uint8_t **p, size_t *got
 rtcosim_status mdf_recs_open(mdf_recs *c, rd *r, const group *groups, size_t ng)
 {
     *c = (mdf_recs){.groups = groups, .ng = ng};
-    return mdf_seq_open(&c->s, r, groups[0].data_link);
+    if (!groups[0].mdf3)
+        return mdf_seq_open(&c->s, r, groups[0].data_link);
+    /* MDF 3: the records in one piece of the file (bounded by mdf3_read.c) */
+    c->s = (mdf_seq){.r = r};
+    if (!groups[0].data_len)
+        return RTCOSIM_OK;
+    if (!(c->s.list.blocks = malloc(sizeof *c->s.list.blocks)))
+        return mdf_oom(r);
+    c->s.list.blocks[0] = (mdf_block_ref){.at = groups[0].data_link,
+                                          .data = r->d + groups[0].data_link,
+                                          .size = (size_t)groups[0].data_len};
+    c->s.list.count = c->s.list.cap = 1;
+    return RTCOSIM_OK;
 }
 
 void mdf_recs_rewind(mdf_recs *c)
@@ -181,7 +226,7 @@ int mdf_recs_next(mdf_recs *c, const group **hit, const uint8_t **p, size_t *siz
         *st = mdf_fail(r, what, dg);
         return -1;
     }
-    size_t n = (size_t)h->data_bytes + h->inval_bytes;
+    size_t n = (size_t)h->data_bytes + h->inval_bytes + (h->id_after ? id_size : 0);
     if (h->vlsd) {
         if ((*st = mdf_seq_take(&c->s, 4, &q, &got)) != RTCOSIM_OK)
             return -1;
@@ -203,4 +248,146 @@ int mdf_recs_next(mdf_recs *c, const group **hit, const uint8_t **p, size_t *siz
     *p = q;
     *size = n;
     return 1;
+}
+
+/* ---- the values of the groups read ---- */
+
+/* The most records a data group's bytes can hold for g (its records
+ * stride bytes apart, id included): what its arrays are first sized to at
+ * most, whatever its CG block says. */
+static uint64_t most_records(const mdf_recs *c, const group *g)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < c->s.list.count; i++) {
+        const mdf_block_ref *b = &c->s.list.blocks[i];
+        /* a DZ block's inflated size (its header's, bounded when inflated) */
+        bytes += b->dz ? (b->size >= 24 ? le_get64(b->data + 8) % ((uint64_t)1 << 40) : 0)
+                       : b->size;
+    }
+    uint64_t stride = (uint64_t)g->data_bytes + g->inval_bytes +
+                      (uint64_t)g->id_size * (g->id_after ? 2 : 1);
+    return stride ? bytes / stride : 1;
+}
+
+/* Room for g's next record: its arrays sized to `want` records. */
+static rtcosim_status room(rd *r, group *g, size_t want)
+{
+    if (g->master >= 0) {
+        double *p = realloc(g->time, want * sizeof *p);
+        if (!p)
+            return mdf_oom(r);
+        g->time = p;
+    }
+    for (size_t i = 0; i < g->nchan; i++) {
+        if (!g->values[i])
+            continue;
+        double *p = realloc(g->values[i], want * sizeof *p);
+        if (!p)
+            return mdf_oom(r);
+        g->values[i] = p;
+    }
+    g->cap = want;
+    return RTCOSIM_OK;
+}
+
+/* Held values past a table's bound (1 GiB of doubles)? */
+static rtcosim_status too_many(rd *r, const group *g, size_t wanted)
+{
+    return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: %zu channels x over %zu records of "
+                             "the channel group at %llu make a table of over 1 GiB (read fewer "
+                             "channels)", r->path, wanted, g->count,
+                             (unsigned long long)g->at);
+}
+
+/* A group's room grown from cap to want records of `more` values each
+ * (and a time), within a table's bound: its cells held by all groups
+ * (*cells, added to) and its time stamps 1 GiB at most; cap when there is
+ * none left. */
+static size_t grown(uint64_t *cells, size_t more, size_t cap, size_t want)
+{
+    const uint64_t most = MDF_MAX_BYTES / sizeof(double);
+    if (want > most)
+        want = (size_t)most;
+    if (more && (uint64_t)(want - cap) * more > most - *cells)
+        want = cap + (size_t)((most - *cells) / more);
+    *cells += (uint64_t)(want - cap) * more;
+    return want;
+}
+
+/* One data group's records walked into its read groups g[0..ng). */
+static rtcosim_status walk_data_group(rd *r, group *g, size_t ng, uint64_t *cells)
+{
+    mdf_recs c;
+    rtcosim_status st = mdf_recs_open(&c, r, g, ng);
+    /* per group its wanted channels' count and indexes (which[k][0..)):
+     * a record decodes those, not a test per channel of the group */
+    size_t *wanted = st == RTCOSIM_OK ? calloc(ng, sizeof *wanted) : NULL;
+    size_t **which = st == RTCOSIM_OK ? calloc(ng, sizeof *which) : NULL;
+    if (st == RTCOSIM_OK && (!wanted || !which))
+        st = mdf_oom(r);
+    for (size_t k = 0; st == RTCOSIM_OK && k < ng; k++) {
+        if (!g[k].read)
+            continue;
+        if (!(g[k].values = calloc(g[k].nchan + 1, sizeof *g[k].values)) ||
+            !(which[k] = malloc((g[k].nchan + 1) * sizeof *which[k])))
+            st = mdf_oom(r);
+        for (size_t i = 0; st == RTCOSIM_OK && i < g[k].nchan; i++) {
+            if (!g[k].chans[i].want || (ptrdiff_t)i == g[k].master)
+                continue;
+            which[k][wanted[k]++] = i;
+            if (!(g[k].values[i] = malloc(sizeof(double))))
+                st = mdf_oom(r);
+        }
+        /* sized once for the records the CG block counts, when its data
+         * can hold them (and the table's bound allows) */
+        uint64_t most = most_records(&c, &g[k]), first = g[k].cycles < most ? g[k].cycles : most;
+        size_t cap = grown(cells, wanted[k], 0, first < 1 ? 1 : (size_t)first);
+        if (st == RTCOSIM_OK)
+            st = room(r, &g[k], cap ? cap : 1); /* (none left: the first record says so) */
+    }
+    const group *h;
+    const uint8_t *rec;
+    size_t size;
+    while (st == RTCOSIM_OK && mdf_recs_next(&c, &h, &rec, &size, &st) > 0) {
+        group *w = &g[h - g];
+        if (!w->read || w->vlsd)
+            continue;
+        size_t n = w->count, more = wanted[w - g];
+        const size_t *idx = which[w - g];
+        if (n == w->cap) {
+            size_t cap = grown(cells, more, n, n < 512 ? 1024 : 2 * n);
+            if (cap <= n) {
+                st = too_many(r, w, more);
+                break;
+            }
+            if ((st = room(r, w, cap)) != RTCOSIM_OK)
+                break;
+        }
+        const uint8_t *inval = w->inval_bytes ? rec + w->data_bytes : NULL;
+        if (w->master >= 0)
+            w->time[n] = mdf_value(&w->chans[w->master], rec, inval, n);
+        for (size_t j = 0; j < more; j++)
+            w->values[idx[j]][n] = mdf_value(&w->chans[idx[j]], rec, inval, n);
+        w->count = n + 1;
+    }
+    for (size_t k = 0; which && k < ng; k++)
+        free(which[k]);
+    free(which);
+    free(wanted);
+    mdf_seq_free(&c.s);
+    return st;
+}
+
+rtcosim_status mdf_walk_values(rd *r, group *g, size_t ng)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    uint64_t cells = 0;
+    for (size_t first = 0, last; st == RTCOSIM_OK && first < ng; first = last) {
+        bool read = false;
+        for (last = first; last < ng && g[last].dg_at == g[first].dg_at; last++)
+            read = read || g[last].read;
+        if (read)
+            st = walk_data_group(r, g + first, last - first, &cells);
+    }
+    return st;
 }

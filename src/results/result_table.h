@@ -55,10 +55,17 @@ void result_table_keep(result_table *t, const result_select *s);
  * slab at a time: the memory of those variables). */
 rtcosim_status result_table_read_mat_select(const char *path, const result_select *s,
                                             result_table **out, rtcosim_error *err);
-/* result_table_read_mdf keeping only the channels `s` names. */
+/* result_table_read_mdf keeping only the channels `s` names: only the
+ * channel groups that hold one are read (their records walked a data block
+ * at a time, keeping their times and those channels), so the rows are the
+ * union of those groups' times; each channel's own samples (own_time, or
+ * the rows when there are none) are the whole read's. */
 rtcosim_status result_table_read_mdf_select(const char *path, const result_select *s,
                                             result_table **out, rtcosim_error *err);
 rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
                                            result_table **out, rtcosim_error *err);
+rtcosim_status result_table_read_mdf_bytes_select(const uint8_t *data, size_t size,
+                                                  const char *path, const result_select *sel,
+                                                  result_table **out, rtcosim_error *err);
 
 #endif
