@@ -18,6 +18,7 @@
 
 #include "plot/plot_internal.h"
 #include "rtcosim/time.h"
+#include "util/parse_double.h"
 
 enum {
     READ_CHUNK = 1 << 20,  /* bytes asked of the file at a time */
@@ -34,58 +35,12 @@ static void make_c_locale(void)
     c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 }
 
-/* A plain decimal ("-12.5", "0.001", "3e-4") of at most 19 significant
- * digits whose digits fit a double exactly and whose power of ten is exact
- * (|e| <= 22): one multiplication or division then rounds correctly, so this
- * is strtod's value bit for bit (Clinger's fast path), several times faster.
- * false for anything else, which strtod reads. */
-static bool fast_decimal(const char *p, double *out)
-{
-    static const double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    bool negative = *p == '-';
-    p += *p == '-' || *p == '+';
-    uint64_t m = 0;
-    int digits = 0, scale = 0; /* significant digits; digits after the point */
-    bool any = false;
-    for (; *p >= '0' && *p <= '9'; p++, any = true)
-        if ((m = m * 10 + (uint64_t)(*p - '0')) != 0 && ++digits > 19)
-            return false;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++, any = true, scale++)
-            if ((m = m * 10 + (uint64_t)(*p - '0')) != 0 && ++digits > 19)
-                return false;
-    if (!any)
-        return false;
-    int e = 0;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        bool minus = *p == '-';
-        p += *p == '-' || *p == '+';
-        if (!(*p >= '0' && *p <= '9'))
-            return false;
-        for (int n = 0; *p >= '0' && *p <= '9'; p++)
-            if (++n > 4)
-                return false;
-            else
-                e = e * 10 + (*p - '0');
-        e = minus ? -e : e;
-    }
-    e -= scale;
-    if (*p != '\0' || m > (UINT64_C(1) << 53) || e < -22 || e > 22)
-        return false;
-    double v = (double)m;
-    v = e < 0 ? v / powers[-e] : v * powers[e];
-    *out = negative ? -v : v;
-    return true;
-}
-
 static double c_strtod(const char *text, char **end)
 {
     double v;
-    if (fast_decimal(text, &v)) {
-        *end = (char *)text + strlen(text);
+    size_t len = strlen(text);
+    if (util_parse_double(text, len, &v)) {
+        *end = (char *)text + len;
         return v;
     }
     pthread_once(&c_locale_once, make_c_locale);
@@ -99,13 +54,7 @@ plot_cell plot_csv_number(const char *text, double *value)
         return PLOT_CELL_EMPTY;
     }
     double v;
-    if (fast_decimal(text, &v)) {
-        *value = v;
-        return PLOT_CELL_NUMBER;
-    }
-    char *stop = NULL;
-    v = c_strtod(text, &stop);
-    bool number = *stop == '\0';
+    bool number = util_parse_double(text, strlen(text), &v);
     *value = number ? v : NAN;
     return number ? PLOT_CELL_NUMBER : PLOT_CELL_WORD;
 }

@@ -2,7 +2,9 @@
  * the rest. */
 #include "util/parse_double.h"
 
+#include <clocale>
 #include <cstdlib>
+#include <locale.h>
 #include <cstring>
 #include <string>
 #include <system_error>
@@ -23,7 +25,8 @@ extern "C" bool util_parse_double(const char *text, size_t len, double *out)
      * of range), or not a number at all: strtod decides, on a copy that ends */
     std::string copy(text, len);
     char *end = nullptr;
-    v = std::strtod(copy.c_str(), &end);
+    static locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); /* (once, thread-safe) */
+    v = c_locale ? strtod_l(copy.c_str(), &end, c_locale) : std::strtod(copy.c_str(), &end);
     if (end != copy.c_str() + len)
         return false;
     *out = v;

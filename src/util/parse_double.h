@@ -2,7 +2,8 @@
  * strtod's correctly rounded value, about five times faster for the decimal
  * numbers results files hold (fast_float, Debian's libfast-float-dev;
  * anything it does not read whole, such as a leading '+' or hexadecimal,
- * goes to strtod). Locale-free for the decimal forms. */
+ * goes to strtod_l in the C locale): the same whatever locale the host
+ * program (a Python session, a GUI) has set. */
 #ifndef RTCOSIM_UTIL_PARSE_DOUBLE_H
 #define RTCOSIM_UTIL_PARSE_DOUBLE_H
 
