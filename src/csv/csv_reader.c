@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv/csv_split.h"
 #include "csv/csv_values.h"
 #include "rtcosim/component.h"
 #include "rtcosim/csv.h"
@@ -71,59 +72,6 @@ static char *next_line(parser *p)
     return NULL;
 }
 
-/* Split a line into fields in place (RFC 4180 quoting: "a ""b""" is a "b").
- * Stores up to max field starts and returns the number of fields found. */
-static rtcosim_status split_fields(const parser *p, char *line, char **fields, size_t max,
-                                   size_t *count, rtcosim_error *err)
-{
-    size_t n = 0;
-    char *pos = line;
-    for (;;) {
-        while (is_blank(*pos))
-            pos++;
-        char *field = pos, *field_end;
-        if (*pos == '"') {
-            char *dst = pos;
-            field = dst;
-            pos++;
-            for (;;) {
-                if (*pos == '\0')
-                    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: field %zu: missing closing quote",
-                                             p->name, p->line, n + 1);
-                if (*pos == '"') {
-                    if (pos[1] != '"')
-                        break;
-                    pos++;
-                }
-                *dst++ = *pos++;
-            }
-            pos++; /* the closing quote */
-            field_end = dst;
-            while (is_blank(*pos))
-                pos++;
-            if (*pos != ',' && *pos != '\0')
-                return rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                         "%s:%zu: field %zu: unexpected text after the closing quote",
-                                         p->name, p->line, n + 1);
-        } else {
-            while (*pos != ',' && *pos != '\0')
-                pos++;
-            field_end = pos;
-            while (field_end > field && is_blank(field_end[-1]))
-                field_end--;
-        }
-        bool more = *pos == ',';
-        *field_end = '\0';
-        if (n < max)
-            fields[n] = field;
-        n++;
-        if (!more)
-            break;
-        pos++;
-    }
-    *count = n;
-    return RTCOSIM_OK;
-}
 
 static rtcosim_status parse_time(const parser *p, const char *text, rtcosim_time_ns *out,
                                  rtcosim_error *err)
@@ -167,14 +115,14 @@ static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
     if (!copy)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
     size_t n = 0;
-    rtcosim_status st = split_fields(p, copy, NULL, 0, &n, err);
+    rtcosim_status st = csv_split_fields(p->name, p->line, copy, NULL, 0, &n, err);
     free(copy);
     if (st != RTCOSIM_OK)
         return st;
     char **fields = calloc(n, sizeof *fields);
     if (!fields)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
-    split_fields(p, line, fields, n, &n, NULL);
+    csv_split_fields(p->name, p->line, line, fields, n, &n, NULL);
     if (!p->any_first_column && strcmp(fields[0], "time") != 0) {
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: first column is \"%.*s\", expected \"time\"",
                                p->name, p->line, QUOTE_IN_MESSAGE, fields[0]);
@@ -234,7 +182,7 @@ static rtcosim_status read_rows(parser *p, rtcosim_csv *t, char **fields, rtcosi
     char *line;
     while ((line = next_line(p))) {
         size_t expected = t->column_count + 1, n = 0;
-        rtcosim_status st = split_fields(p, line, fields, expected, &n, err);
+        rtcosim_status st = csv_split_fields(p->name, p->line, line, fields, expected, &n, err);
         if (st != RTCOSIM_OK)
             return st;
         if (n != expected)

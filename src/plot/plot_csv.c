@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv/csv_split.h"
 #include "plot/plot_internal.h"
 #include "rtcosim/time.h"
 #include "util/parse_double.h"
@@ -150,58 +151,6 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* Split a line into fields in place (RFC 4180 quoting). Stores up to max
- * field starts; *count is the number of fields found. */
-static rtcosim_status split_fields(const char *path, size_t lineno, char *line, char **fields,
-                                   size_t max, size_t *count, rtcosim_error *err)
-{
-    size_t n = 0;
-    char *pos = line;
-    for (;;) {
-        while (is_blank(*pos))
-            pos++;
-        char *field = pos, *field_end;
-        if (*pos == '"') {
-            char *dst = pos;
-            pos++;
-            for (;;) {
-                if (*pos == '\0')
-                    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: field %zu: missing closing quote",
-                                             path, lineno, n + 1);
-                if (*pos == '"') {
-                    if (pos[1] != '"')
-                        break;
-                    pos++;
-                }
-                *dst++ = *pos++;
-            }
-            pos++; /* the closing quote */
-            field_end = dst;
-            while (is_blank(*pos))
-                pos++;
-            if (*pos != ',' && *pos != '\0')
-                return rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                         "%s:%zu: field %zu: unexpected text after the closing quote",
-                                         path, lineno, n + 1);
-        } else {
-            while (*pos != ',' && *pos != '\0')
-                pos++;
-            field_end = pos;
-            while (field_end > field && is_blank(field_end[-1]))
-                field_end--;
-        }
-        bool more = *pos == ',';
-        *field_end = '\0';
-        if (n < max)
-            fields[n] = field;
-        n++;
-        if (!more)
-            break;
-        pos++;
-    }
-    *count = n;
-    return RTCOSIM_OK;
-}
 
 /* ---- the scan ---- */
 
@@ -256,13 +205,13 @@ static rtcosim_status read_header(scan *s, char *line, rtcosim_error *err)
     if (!copy)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
     size_t n = 0;
-    rtcosim_status st = split_fields(s->path, s->lineno, copy, NULL, 0, &n, err);
+    rtcosim_status st = csv_split_fields(s->path, s->lineno, copy, NULL, 0, &n, err);
     free(copy);
     if (st != RTCOSIM_OK)
         return st;
     if (!(s->fields = calloc(n, sizeof *s->fields)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
-    split_fields(s->path, s->lineno, line, s->fields, n, &n, NULL);
+    csv_split_fields(s->path, s->lineno, line, s->fields, n, &n, NULL);
     s->columns = n - 1;
     for (size_t i = 1; i < n; i++) {
         if (!*s->fields[i])
@@ -280,7 +229,7 @@ static rtcosim_status read_header(scan *s, char *line, rtcosim_error *err)
 static rtcosim_status read_row(scan *s, char *line, rtcosim_error *err)
 {
     size_t expected = s->columns + 1, n = 0;
-    rtcosim_status st = split_fields(s->path, s->lineno, line, s->fields, expected, &n, err);
+    rtcosim_status st = csv_split_fields(s->path, s->lineno, line, s->fields, expected, &n, err);
     if (st != RTCOSIM_OK)
         return st;
     if (n != expected)

@@ -1,0 +1,62 @@
+/* A CSV line split into fields (csv_split.h), for the stimulus reader
+ * (csv_reader.c) and the results reader of plot, info and read_result
+ * (src/plot/plot_csv.c). */
+#include "csv_split.h"
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Split a line into fields in place (RFC 4180 quoting). Stores up to max
+ * field starts; *count is the number of fields found. */
+rtcosim_status csv_split_fields(const char *path, size_t lineno, char *line, char **fields,
+                                size_t max, size_t *count, rtcosim_error *err)
+{
+    size_t n = 0;
+    char *pos = line;
+    for (;;) {
+        while (is_blank(*pos))
+            pos++;
+        char *field = pos, *field_end;
+        if (*pos == '"') {
+            char *dst = pos;
+            pos++;
+            for (;;) {
+                if (*pos == '\0')
+                    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: field %zu: missing closing quote",
+                                             path, lineno, n + 1);
+                if (*pos == '"') {
+                    if (pos[1] != '"')
+                        break;
+                    pos++;
+                }
+                *dst++ = *pos++;
+            }
+            pos++; /* the closing quote */
+            field_end = dst;
+            while (is_blank(*pos))
+                pos++;
+            if (*pos != ',' && *pos != '\0')
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                         "%s:%zu: field %zu: unexpected text after the closing quote",
+                                         path, lineno, n + 1);
+        } else {
+            while (*pos != ',' && *pos != '\0')
+                pos++;
+            field_end = pos;
+            while (field_end > field && is_blank(field_end[-1]))
+                field_end--;
+        }
+        bool more = *pos == ',';
+        *field_end = '\0';
+        if (n < max)
+            fields[n] = field;
+        n++;
+        if (!more)
+            break;
+        pos++;
+    }
+    *count = n;
+    return RTCOSIM_OK;
+}

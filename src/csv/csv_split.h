@@ -1,0 +1,17 @@
+/* A CSV line split into fields in place (RFC 4180 quoting: "a ""b""" is
+ * a "b"; blanks around a field dropped). Stores up to max field starts in
+ * fields (NULL with max 0: only count) and the number found in *count;
+ * errors name path, line and field ("missing closing quote", "unexpected
+ * text after the closing quote"). Not part of the public API. */
+#ifndef RTCOSIM_CSV_SPLIT_H
+#define RTCOSIM_CSV_SPLIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rtcosim/status.h"
+
+rtcosim_status csv_split_fields(const char *path, size_t lineno, char *line, char **fields,
+                                size_t max, size_t *count, rtcosim_error *err);
+
+#endif
