@@ -22,6 +22,14 @@ def fmu(name):
     return os.path.join(os.environ["RTCOSIM_FMU_DIR"], name)
 
 
+def instrumented(path):
+    """A sanitizer build's binary: its shadow memory makes resident sizes no
+    measure, and its library loads only into a process with the runtime
+    preloaded (a child Python has none)."""
+    with open(path, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
 def source(*parts):
     return os.path.join(os.environ["RTCOSIM_SOURCE_DIR"], *parts)
 

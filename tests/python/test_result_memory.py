@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import rtcosim
+from conftest import instrumented
 
 ROWS, COLUMNS = 400_000, 20
 
@@ -42,12 +43,6 @@ def peak_kb(args):
                          capture_output=True, text=True).stdout.split()
     assert out[0] == "0", args
     return int(out[1])
-
-
-def instrumented(path):
-    """A sanitizer build: its shadow memory makes resident sizes no measure."""
-    with open(path, "rb") as f:
-        return b"__asan_init" in f.read()
 
 
 @pytest.fixture(scope="module")
