@@ -14,7 +14,6 @@
 
 #include "flat_internal.h"
 #include "plot/plot_internal.h"
-#include "rtcosim/component.h"
 #include "rtcosim/flat.h"
 
 /* A table's numeric columns into rows (the table is freed). */
@@ -114,21 +113,13 @@ rtcosim_status rtcosim_flat_read_result_select(const char *path, const char *con
     }
     if (missed) {
         /* one name missed: the nearest of the file's (its header read again) */
-        char near[200] = "";
-        plot_table *all = NULL;
-        size_t best = (size_t)-1;
-        for (size_t i = 0; missed == 1 && i < count && !all; i++)
+        char near[200] = "", name[160] = "";
+        for (size_t i = 0; missed == 1 && i < count && !name[0]; i++)
             if (result_table_find(t, names[i]) < 0 && strcmp(names[i], "time") != 0 &&
-                !(t->first_name && strcmp(names[i], t->first_name) == 0) &&
-                plot_table_read_names(path, &all, NULL) == RTCOSIM_OK)
-                for (size_t c = 0; c < all->column_count; c++) {
-                    size_t d = rtcosim_edit_distance(names[i], all->columns[c].name);
-                    if (d < best && rtcosim_name_is_close(names[i], all->columns[c].name, d)) {
-                        best = d;
-                        snprintf(near, sizeof near, "; did you mean '%s'?", all->columns[c].name);
-                    }
-                }
-        plot_table_free(all);
+                !(t->first_name && strcmp(names[i], t->first_name) == 0))
+                plot_nearest_column(&path, &t, 1, true, names[i], name, sizeof name);
+        if (name[0])
+            snprintf(near, sizeof near, "; did you mean '%s'?", name);
         result_table_free(t);
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable%s %s in the results%s", path,
                                  missed > 1 ? "s" : "", missing, near);

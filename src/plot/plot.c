@@ -9,37 +9,11 @@
 #include <string.h>
 
 #include "plot/plot_internal.h"
-#include "rtcosim/component.h"
 
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
-}
-
-/* The nearest column name of any file, for "did you mean"; copied into
- * near (cut at size), "" when none is close. Tables read with a selection
- * lack the other columns: their files' headers are read again for it. */
-static void nearest_column(const char *const *paths, plot_table *const *tables, size_t file_count,
-                           bool selected, const char *name, char *near, size_t size)
-{
-    size_t best_distance = (size_t)-1;
-    near[0] = '\0';
-    for (size_t f = 0; f < file_count; f++) {
-        plot_table *names = NULL;
-        const plot_table *t = tables[f];
-        if (selected && plot_table_read_names(paths[f], &names, NULL) == RTCOSIM_OK)
-            t = names;
-        for (size_t c = 0; c < t->column_count; c++) {
-            const char *candidate = t->columns[c].name;
-            size_t d = rtcosim_edit_distance(name, candidate);
-            if (d < best_distance && rtcosim_name_is_close(name, candidate, d)) {
-                best_distance = d;
-                snprintf(near, size, "%s", candidate);
-            }
-        }
-        plot_table_free(names);
-    }
 }
 
 rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
@@ -100,7 +74,7 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
         if (opts->x && !x_is_time && strcmp(opts->x, t->first_name) != 0) {
             x_cols[f] = plot_table_find(t, opts->x);
             if (x_cols[f] < 0) {
-                nearest_column(&paths[f], &tables[f], 1, select, opts->x, near, sizeof near);
+                plot_nearest_column(&paths[f], &tables[f], 1, select, opts->x, near, sizeof near);
                 st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                        "%s: no column '%s' for the x axis%s%s%s", paths[f], opts->x,
                                        near[0] ? "; did you mean '" : "", near,
@@ -191,7 +165,7 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
             s->label = labels[series_count++];
         }
         if (found == 0) {
-            nearest_column(paths, tables, file_count, select, name, near, sizeof near);
+            plot_nearest_column(paths, tables, file_count, select, name, near, sizeof near);
             st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no variable '%s' in the results%s%s%s",
                                    file_count == 1 ? paths[0] : "plot", name,
                                    near[0] ? "; did you mean '" : "", near,

@@ -14,6 +14,7 @@
 #include "archive/archive.h"
 #include "plot/plot_internal.h"
 #include "results/result_table.h"
+#include "rtcosim/component.h"
 #include "rtcosim/csv.h"
 #include "util/read_file.h"
 
@@ -204,4 +205,29 @@ rtcosim_status plot_table_read_names(const char *path, plot_table **out, rtcosim
     if (plot_path_is_csv(path) && !whole_csv())
         return plot_csv_read_names(path, out, err);
     return plot_table_read(path, out, err);
+}
+
+/* The nearest column name of any file, for "did you mean"; copied into
+ * near (cut at size), "" when none is close. Tables read with a selection
+ * lack the other columns: their files' headers are read again for it. */
+void plot_nearest_column(const char *const *paths, plot_table *const *tables, size_t file_count,
+                           bool selected, const char *name, char *near, size_t size)
+{
+    size_t best_distance = (size_t)-1;
+    near[0] = '\0';
+    for (size_t f = 0; f < file_count; f++) {
+        plot_table *names = NULL;
+        const plot_table *t = tables[f];
+        if (selected && plot_table_read_names(paths[f], &names, NULL) == RTCOSIM_OK)
+            t = names;
+        for (size_t c = 0; c < t->column_count; c++) {
+            const char *candidate = t->columns[c].name;
+            size_t d = rtcosim_edit_distance(name, candidate);
+            if (d < best_distance && rtcosim_name_is_close(name, candidate, d)) {
+                best_distance = d;
+                snprintf(near, size, "%s", candidate);
+            }
+        }
+        plot_table_free(names);
+    }
 }

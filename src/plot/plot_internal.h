@@ -36,6 +36,12 @@ rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *
  * CSV (its header alone is read): what "did you mean" looks among when a
  * plot's selection missed. */
 rtcosim_status plot_table_read_names(const char *path, plot_table **out, rtcosim_error *err);
+/* For "did you mean": the nearest to `name` of the files' column names,
+ * copied into near (cut at size), "" when none is close. Tables read with a
+ * selection (selected) lack the other columns: their files' headers are
+ * read again for it (plot_table_read_names). */
+void plot_nearest_column(const char *const *paths, plot_table *const *tables, size_t file_count,
+                         bool selected, const char *name, char *near, size_t size);
 /* Whether plot_table_read takes `path` for a CSV (not .mat, .mf4, .mdf nor
  * a zip archive). */
 bool plot_path_is_csv(const char *path);

@@ -40,10 +40,13 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
     if ((st = plot_table_read_select(in, &sel, &t, err)) != RTCOSIM_OK)
         return st;
     for (size_t i = 0; i < o->variable_count && st == RTCOSIM_OK; i++)
-        if (result_table_find(t, o->variables[i]) < 0)
-            /* (the table holds the named ones only: `info` lists them all) */
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable '%s' (`rtcosim info "
-                                   "%s` lists them)", in, o->variables[i], in);
+        if (result_table_find(t, o->variables[i]) < 0) {
+            char near[160];
+            plot_nearest_column(&in, &t, 1, true, o->variables[i], near, sizeof near);
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable '%s' in the results%s%s%s",
+                                   in, o->variables[i], near[0] ? "; did you mean '" : "", near,
+                                   near[0] ? "'?" : "");
+        }
     /* the columns in the order named (else the file's), text ones left out */
     size_t n = o->variable_count ? o->variable_count : t->column_count, count = 0, text = 0;
     size_t *cols = calloc(n ? n : 1, sizeof *cols);
