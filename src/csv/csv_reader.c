@@ -110,19 +110,11 @@ static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                  "%s: file is empty (expected a header row starting with \"time\")",
                                  p->name);
-    /* Count on a copy (splitting works in place), then split for real. */
-    char *copy = strdup(line);
-    if (!copy)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
     size_t n = 0;
-    rtcosim_status st = csv_split_fields(p->name, p->line, copy, NULL, 0, &n, err);
-    free(copy);
+    char **fields = NULL;
+    rtcosim_status st = csv_split_header(p->name, p->line, line, &fields, &n, err);
     if (st != RTCOSIM_OK)
         return st;
-    char **fields = calloc(n, sizeof *fields);
-    if (!fields)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
-    csv_split_fields(p->name, p->line, line, fields, n, &n, NULL);
     if (!p->any_first_column && strcmp(fields[0], "time") != 0) {
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: first column is \"%.*s\", expected \"time\"",
                                p->name, p->line, QUOTE_IN_MESSAGE, fields[0]);

@@ -3,6 +3,9 @@
  * (src/plot/plot_csv.c). */
 #include "csv_split.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static bool is_blank(char c)
 {
     return c == ' ' || c == '\t';
@@ -58,5 +61,23 @@ rtcosim_status csv_split_fields(const char *path, size_t lineno, char *line, cha
         pos++;
     }
     *count = n;
+    return RTCOSIM_OK;
+}
+
+rtcosim_status csv_split_header(const char *path, size_t lineno, char *line, char ***fields,
+                                size_t *count, rtcosim_error *err)
+{
+    *fields = NULL;
+    char *copy = strdup(line);
+    if (!copy)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    size_t n = 0;
+    rtcosim_status st = csv_split_fields(path, lineno, copy, NULL, 0, &n, err);
+    free(copy);
+    if (st != RTCOSIM_OK)
+        return st;
+    if (!(*fields = calloc(n, sizeof **fields)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    csv_split_fields(path, lineno, line, *fields, n, count, NULL);
     return RTCOSIM_OK;
 }

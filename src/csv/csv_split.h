@@ -14,4 +14,10 @@
 rtcosim_status csv_split_fields(const char *path, size_t lineno, char *line, char **fields,
                                 size_t max, size_t *count, rtcosim_error *err);
 
+/* A header line split the same way into *fields (malloc'd, one start per
+ * field, *count of them): counted on a copy first, as splitting works in
+ * place. */
+rtcosim_status csv_split_header(const char *path, size_t lineno, char *line, char ***fields,
+                                size_t *count, rtcosim_error *err);
+
 #endif

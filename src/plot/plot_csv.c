@@ -8,9 +8,7 @@
  * difference: an error is the first one in the file, where the whole reader
  * reported a NUL byte anywhere before any other. */
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +26,6 @@ enum {
 
 /* ---- numbers in the C locale, whatever the host program set ---- */
 
-static locale_t c_locale;
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-
-static void make_c_locale(void)
-{
-    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-}
-
 static double c_strtod(const char *text, char **end)
 {
     double v;
@@ -44,8 +34,7 @@ static double c_strtod(const char *text, char **end)
         *end = (char *)text + len;
         return v;
     }
-    pthread_once(&c_locale_once, make_c_locale);
-    return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
+    return util_strtod_c(text, end);
 }
 
 plot_cell plot_csv_number(const char *text, double *value)
@@ -201,17 +190,10 @@ static bool units_row(scan *s, const char *line, size_t len, bool newline, rtcos
 
 static rtcosim_status read_header(scan *s, char *line, rtcosim_error *err)
 {
-    char *copy = strdup(line); /* counted on a copy: splitting works in place */
-    if (!copy)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
     size_t n = 0;
-    rtcosim_status st = csv_split_fields(s->path, s->lineno, copy, NULL, 0, &n, err);
-    free(copy);
+    rtcosim_status st = csv_split_header(s->path, s->lineno, line, &s->fields, &n, err);
     if (st != RTCOSIM_OK)
         return st;
-    if (!(s->fields = calloc(n, sizeof *s->fields)))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
-    csv_split_fields(s->path, s->lineno, line, s->fields, n, &n, NULL);
     s->columns = n - 1;
     for (size_t i = 1; i < n; i++) {
         if (!*s->fields[i])

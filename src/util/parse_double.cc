@@ -11,6 +11,12 @@
 
 #include <fast_float/fast_float.h>
 
+extern "C" double util_strtod_c(const char *text, char **end)
+{
+    static locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); /* (once, thread-safe) */
+    return c_locale ? strtod_l(text, end, c_locale) : std::strtod(text, end);
+}
+
 extern "C" bool util_parse_double(const char *text, size_t len, double *out)
 {
     if (len == 0)
@@ -25,8 +31,7 @@ extern "C" bool util_parse_double(const char *text, size_t len, double *out)
      * of range), or not a number at all: strtod decides, on a copy that ends */
     std::string copy(text, len);
     char *end = nullptr;
-    static locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); /* (once, thread-safe) */
-    v = c_locale ? strtod_l(copy.c_str(), &end, c_locale) : std::strtod(copy.c_str(), &end);
+    v = util_strtod_c(copy.c_str(), &end);
     if (end != copy.c_str() + len)
         return false;
     *out = v;

@@ -17,6 +17,8 @@ extern "C" {
 /* Whether strtod reads text[0 .. len) as one number to its end (leading
  * space allowed, as strtod skips it), and then its value in *out. */
 bool util_parse_double(const char *text, size_t len, double *out);
+/* strtod in the C locale (strtod_l), whatever locale the program set. */
+double util_strtod_c(const char *text, char **end);
 
 #ifdef __cplusplus
 }
