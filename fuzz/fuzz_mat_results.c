@@ -10,6 +10,7 @@
 
 #include "fuzz_file.h"
 #include "results/result_table.h"
+#include "results/table_match.h"
 #include "rtcosim/system.h"
 
 /* libmatio allocates what a matrix header says and checks the result (the
@@ -19,11 +20,6 @@
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
 
-static bool same_bits(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b);
-}
-
 /* Table b is table a with only the columns `s` names: the same rows, times,
  * and those columns' names, units and values bit for bit. */
 static void same_table(const result_table *a, const result_table *b, const result_select *s)
@@ -31,7 +27,7 @@ static void same_table(const result_table *a, const result_table *b, const resul
     if (a->rows != b->rows)
         __builtin_trap();
     for (size_t r = 0; r < a->rows; r++)
-        if (!same_bits(a->time[r], b->time[r]))
+        if (!table_same_value(a->time[r], b->time[r]))
             __builtin_trap();
     size_t k = 0;
     for (size_t c = 0; c < a->column_count; c++) {
@@ -42,7 +38,7 @@ static void same_table(const result_table *a, const result_table *b, const resul
             (x->unit == NULL) != (y->unit == NULL) || (x->unit && strcmp(x->unit, y->unit) != 0))
             __builtin_trap();
         for (size_t r = 0; r < a->rows; r++)
-            if (!same_bits(x->values[r], y->values[r]))
+            if (!table_same_value(x->values[r], y->values[r]))
                 __builtin_trap();
     }
     if (k != b->column_count)

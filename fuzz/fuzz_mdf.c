@@ -18,6 +18,7 @@
 
 #include "fuzz_file.h"
 #include "results/result_table.h"
+#include "results/table_match.h"
 #include "rtcosim/results.h"
 
 /* info of the file into a string (NULL: it failed). */
@@ -43,25 +44,6 @@ static char *info_of(const char *path, bool whole)
     return text;
 }
 
-static bool same(double a, double b)
-{
-    return (a != a && b != b) || memcmp(&a, &b, sizeof a) == 0;
-}
-
-/* The last row of t at time x (-1: none). */
-static ptrdiff_t row_at(const result_table *t, double x)
-{
-    size_t lo = 0, hi = t->rows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->time[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo && t->time[lo - 1] == x ? (ptrdiff_t)lo - 1 : -1;
-}
-
 static bool same_text(const char *a, const char *b)
 {
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -85,7 +67,7 @@ static void check_selected(const uint8_t *data, size_t size, const char **names,
     if (s->column_count != w->column_count || !same_text(s->first_name, w->first_name))
         __builtin_trap();
     for (size_t r = 0; r < s->rows; r++)
-        if (row_at(w, s->time[r]) < 0)
+        if (table_row_at(w, s->time[r]) < 0)
             __builtin_trap(); /* a time the whole read has not */
     for (size_t c = 0; c < s->column_count; c++) {
         const result_column *a = &s->columns[c], *b = &w->columns[c];
@@ -99,10 +81,10 @@ static void check_selected(const uint8_t *data, size_t size, const char **names,
         if (an != bn)
             __builtin_trap();
         for (size_t k = 0; k < an; k++)
-            if (!same(at[k], bt[k]) || !same(av[k], bv[k]))
+            if (!table_same_value(at[k], bt[k]) || !table_same_value(av[k], bv[k]))
                 __builtin_trap(); /* its own samples differ */
         for (size_t r = 0; a->own_time && b->own_time && r < s->rows; r++)
-            if (!same(a->values[r], b->values[row_at(w, s->time[r])]))
+            if (!table_same_value(a->values[r], b->values[table_row_at(w, s->time[r])]))
                 __builtin_trap(); /* a value held otherwise */
     }
     result_table_free(w);

@@ -28,6 +28,7 @@
 #include <zlib.h>
 
 #include "results/result_table.h"
+#include "table_match.h" /* (beside this file) */
 #include "rtcosim/log.h"
 
 static int failures;
@@ -43,25 +44,6 @@ static int failures;
         }                                                                                      \
     } while (0)
 
-static bool same(double a, double b)
-{
-    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
-}
-
-/* The last row of t at time x (-1: none). */
-static ptrdiff_t row_at(const result_table *t, double x)
-{
-    size_t lo = 0, hi = t->rows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->time[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo && t->time[lo - 1] == x ? (ptrdiff_t)lo - 1 : -1;
-}
-
 /* The selected table s against the whole table w with only sel kept. */
 static void compare(const char *path, const result_table *w, const result_table *s, bool all)
 {
@@ -73,10 +55,10 @@ static void compare(const char *path, const result_table *w, const result_table 
     if (all) { /* every group read: the very same table */
         CHECK(s->rows == w->rows, "%s: %zu rows, whole %zu", path, s->rows, w->rows);
         for (size_t r = 0; r < s->rows; r++)
-            CHECK(same(s->time[r], w->time[r]), "%s: time %zu", path, r);
+            CHECK(table_same_value(s->time[r], w->time[r]), "%s: time %zu", path, r);
     }
     for (size_t r = 0; r < s->rows; r++)
-        CHECK(row_at(w, s->time[r]) >= 0, "%s: time %.17g not the whole read's", path, s->time[r]);
+        CHECK(table_row_at(w, s->time[r]) >= 0, "%s: time %.17g not the whole read's", path, s->time[r]);
     for (size_t c = 0; c < s->column_count; c++) {
         const result_column *a = &s->columns[c], *b = &w->columns[c];
         CHECK(strcmp(a->name, b->name) == 0, "%s: column %zu %s, whole %s", path, c, a->name,
@@ -91,12 +73,12 @@ static void compare(const char *path, const result_table *w, const result_table 
                      *bv = b->own_time ? b->own_values : b->values;
         CHECK(an == bn, "%s: %s: %zu own samples, whole %zu", path, a->name, an, bn);
         for (size_t k = 0; k < an; k++)
-            CHECK(same(at[k], bt[k]) && same(av[k], bv[k]), "%s: %s: sample %zu: %.17g %.17g,"
+            CHECK(table_same_value(at[k], bt[k]) && table_same_value(av[k], bv[k]), "%s: %s: sample %zu: %.17g %.17g,"
                   " whole %.17g %.17g", path, a->name, k, at[k], av[k], bt[k], bv[k]);
         /* held on the union of times: the value at a time is the whole's */
         for (size_t r = 0; (all || (a->own_time && b->own_time)) && r < s->rows; r++) {
-            ptrdiff_t x = all ? (ptrdiff_t)r : row_at(w, s->time[r]);
-            CHECK(same(a->values[r], b->values[x]), "%s: %s: row %zu: %.17g, whole %.17g", path,
+            ptrdiff_t x = all ? (ptrdiff_t)r : table_row_at(w, s->time[r]);
+            CHECK(table_same_value(a->values[r], b->values[x]), "%s: %s: row %zu: %.17g, whole %.17g", path,
                   a->name, r, a->values[r], b->values[x]);
         }
     }
@@ -426,27 +408,27 @@ static int check_column(const result_table *t, const char *name)
         if (n != NA)
             return 2;
         for (size_t k = 0; k < n; k++)
-            if (!same(tm[k], a_time(k)) || !same(v[k], a_value(k, j)))
+            if (!table_same_value(tm[k], a_time(k)) || !table_same_value(v[k], a_value(k, j)))
                 return 3;
     } else if (name[1] == '1') {
         if (n != NB1)
             return 2;
         for (size_t m = 0; m < n; m++)
-            if (!same(tm[m], b1_time(m)) || !same(v[m], (double)b1_value(m, j)))
+            if (!table_same_value(tm[m], b1_time(m)) || !table_same_value(v[m], (double)b1_value(m, j)))
                 return 3;
     } else {
         if (n != NB2)
             return 2;
         for (size_t m = 0; m < n; m++)
-            if (!same(tm[m], b2_time(m)) ||
-                !same(v[m], b2_invalid(m) ? NAN : (double)b2_value(m, j)))
+            if (!table_same_value(tm[m], b2_time(m)) ||
+                !table_same_value(v[m], b2_invalid(m) ? NAN : (double)b2_value(m, j)))
                 return 3;
     }
     /* held on the rows: the last sample at or before each row's time */
     for (size_t r = 0, k = 0; r < t->rows; r++) {
         while (k < n && tm[k] <= t->time[r])
             k++;
-        if (!same(col->values[r], k ? v[k - 1] : NAN))
+        if (!table_same_value(col->values[r], k ? v[k - 1] : NAN))
             return 4;
     }
     return 0;
