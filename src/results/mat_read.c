@@ -428,10 +428,12 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
                                "in size", path);
         goto done;
     }
-    /* the variables kept: names, units and where their values are */
+    /* the variables kept: names, units and where their values are; then
+     * the table of those */
     size_t kept = 0;
-    if (!(src = calloc(names, sizeof *src)) || !(t = result_table_new(path, 0, names - 1)) ||
-        !(t->first_name = strdup("time"))) {
+    char **labels = calloc(2 * names, sizeof *labels); /* name and unit of each kept one */
+    if (!labels || !(src = calloc(names, sizeof *src))) {
+        free(labels);
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         goto done;
     }
@@ -445,13 +447,11 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
             free(n);
             continue;
         }
-        result_column *col = &t->columns[kept];
-        col->name = n;
-        char *d = mat_chars(desc) &&
-                          (transposed ? desc->dims[1] : desc->dims[0]) == names
+        labels[2 * kept] = n;
+        char *d = mat_chars(desc) && (transposed ? desc->dims[1] : desc->dims[0]) == names
                       ? mat_string(desc, k, transposed)
                       : NULL;
-        col->unit = d ? unit_of_description(d) : NULL;
+        labels[2 * kept + 1] = d ? unit_of_description(d) : NULL;
         free(d);
         double matrix = mat_number(info, transposed ? k * info_rows : k);
         double where = mat_number(info, transposed ? k * info_rows + 1 : k + info_n);
@@ -463,24 +463,22 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
             src[kept].in_d2 = true;
         else if (!((matrix == 1 || matrix == 0) && index >= 1 && index <= d1_vars && d1_rows >= 1))
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                   "%s: dataInfo of '%s' points outside data_1/data_2", path,
-                                   col->name);
+                                   "%s: dataInfo of '%s' points outside data_1/data_2", path, n);
         kept++;
     }
-    for (size_t c = kept; c < names - 1; c++) /* (room for names not kept) */
-        free(t->columns[c].values);
-    t->column_count = kept;
-    /* (the columns' rows now that they are known) */
-    t->rows = rows;
-    free(t->time);
-    t->time = st == RTCOSIM_OK ? malloc(rows * sizeof *t->time) : NULL;
-    if (st == RTCOSIM_OK && !t->time)
+    if (st == RTCOSIM_OK && (!(t = result_table_new(path, rows, kept)) ||
+                             !(t->first_name = strdup("time"))))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    for (size_t c = 0; c < kept && st == RTCOSIM_OK; c++) {
-        free(t->columns[c].values);
-        if (!(t->columns[c].values = malloc(rows * sizeof(double))))
-            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    for (size_t c = 0; c < kept; c++) {
+        if (t) { /* (the table owns them from here) */
+            t->columns[c].name = labels[2 * c];
+            t->columns[c].unit = labels[2 * c + 1];
+        } else {
+            free(labels[2 * c]);
+            free(labels[2 * c + 1]);
+        }
     }
+    free(labels);
     if (st != RTCOSIM_OK)
         goto done;
     size_t esize = !slabs ? 0 : d2->class_type == MAT_C_SINGLE ? sizeof(float) : sizeof(double);
