@@ -181,6 +181,34 @@ rtcosim_status rtcosim_flat_read_result_select(const char *path, const char *con
                                                size_t count, rtcosim_rows **out,
                                                rtcosim_error *err);
 
+/* A results file's numeric columns as the reader made them, for a binding
+ * that copies them into arrays of its own: one array of doubles per column,
+ * no rows of rtcosim_value (16 bytes a cell) between. Read as
+ * rtcosim_flat_read_result_select (the same names, errors and values: time
+ * as seconds of whole nanoseconds). A binding that copies the rows from the
+ * end in blocks and releases each block once copied holds the file's values
+ * about once (its own array and what is left of these), not three times. */
+typedef struct rtcosim_result_columns rtcosim_result_columns;
+
+rtcosim_status rtcosim_flat_read_result_columns(const char *path, const char *const *names,
+                                                size_t count, rtcosim_result_columns **out,
+                                                rtcosim_error *err);
+size_t rtcosim_result_columns_rows(const rtcosim_result_columns *c);
+/* numeric columns (time not counted) */
+size_t rtcosim_result_columns_count(const rtcosim_result_columns *c);
+const char *rtcosim_result_columns_name(const rtcosim_result_columns *c, size_t column);
+const char *rtcosim_result_columns_unit(const rtcosim_result_columns *c, size_t column); /* or NULL */
+/* rows values each; NULL for a column out of range or released */
+const double *rtcosim_result_columns_time(const rtcosim_result_columns *c);
+const double *rtcosim_result_columns_values(const rtcosim_result_columns *c, size_t column);
+/* The rows from `row` on will not be read again: the whole pages of every
+ * column (time too) that hold only those rows are given back to the system
+ * (their values are then undefined). */
+void rtcosim_result_columns_release_rows(rtcosim_result_columns *c, size_t row);
+/* text columns (a CSV's String and Binary results) the numbers left out */
+size_t rtcosim_result_columns_text_left_out(const rtcosim_result_columns *c);
+void rtcosim_result_columns_free(rtcosim_result_columns *c); /* NULL is a no-op */
+
 #ifdef __cplusplus
 }
 #endif

@@ -532,20 +532,52 @@ def read_result(filename, variables=None):
     variables = list(variables) if variables is not None else None
     if not variables:
         variables = None  # (as the C function's count 0: every variable)
-    if variables is None:
-        status = lib.rtcosim_flat_read_result(path.encode(), ctypes.byref(handle),
-                                              ctypes.byref(err))
-    else:
+    if variables is not None:
         variables = [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in variables]
-        names, count, keep = _strings(variables)
-        status = lib.rtcosim_flat_read_result_select(path.encode(), names, count,
-                                                     ctypes.byref(handle), ctypes.byref(err))
-        del keep
+    names, count, keep = _strings(variables or [])
+    status = lib.rtcosim_flat_read_result_columns(path.encode(), names, count,
+                                                  ctypes.byref(handle), ctypes.byref(err))
+    del keep
     err.check(status)
-    result, stats = _take_rows(handle)
-    if stats.get("text_columns_left_out"):
+    result, text_left_out = _take_columns(handle)
+    if text_left_out:
         result = _with_text_columns(result, path, variables)
     return result
+
+
+def _take_columns(handle):
+    """The reader's columns copied into a structured array a block of rows at
+    a time from the end, each block's pages of the columns given back once
+    copied: the file's values are held about once (the array filling up as
+    the columns empty), not as cells of rows and the array too."""
+    try:
+        n = lib.rtcosim_result_columns_rows(handle)
+        columns = lib.rtcosim_result_columns_count(handle)
+        names = [lib.rtcosim_result_columns_name(handle, i).decode() for i in range(columns)]
+        result = np.empty(n, dtype=[("time", np.float64)] + [(m, np.float64) for m in names])
+        units = {"time": "s"}
+        for i, name in enumerate(names):
+            unit = lib.rtcosim_result_columns_unit(handle, i)
+            if unit:
+                units[name] = unit.decode()
+        if n:
+            sources = [np.ctypeslib.as_array(lib.rtcosim_result_columns_time(handle), (n,))]
+            sources += [np.ctypeslib.as_array(lib.rtcosim_result_columns_values(handle, i), (n,))
+                        for i in range(columns)]
+            fields = [result["time"]] + [result[name] for name in names]
+            end = n
+            while end > 0:
+                start = max(0, end - _COPY_ROWS)
+                for field, source in zip(fields, sources):
+                    field[start:end] = source[start:end]
+                lib.rtcosim_result_columns_release_rows(handle, start)
+                end = start
+        return Result(result, units), lib.rtcosim_result_columns_text_left_out(handle)
+    finally:
+        lib.rtcosim_result_columns_free(handle)
+
+
+_COPY_ROWS = 1 << 16  # rows copied before their pages are given back (512 KiB a column)
 
 
 def _with_text_columns(result, path, variables=None):

@@ -6,61 +6,174 @@
  * Text columns (a CSV's String and Binary results) are left out, counted in
  * the statistic "text_columns_left_out". With variables named
  * (rtcosim_flat_read_result_select) only those are read: a CSV a line at a
- * time, its other columns never held. */
+ * time, its other columns never held. rtcosim_flat_read_result_columns
+ * hands the reader's columns over as they are (a binding copies them out). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "flat_internal.h"
 #include "plot/plot_internal.h"
 #include "rtcosim/flat.h"
 
-/* A table's numeric columns into rows (the table is freed). */
-static rtcosim_status rows_of_table(const char *path, plot_table *t, rtcosim_rows **out,
-                                    rtcosim_error *err)
+struct rtcosim_result_columns {
+    plot_table *t;
+    rtcosim_time_ns *ns; /* the rows' times in ticks (for rows only) */
+    size_t *cols;        /* the numeric columns' indices in t */
+    size_t count, text;
+    size_t released; /* rows from here on released (rtcosim_result_columns_release_rows) */
+};
+
+void rtcosim_result_columns_free(rtcosim_result_columns *c)
+{
+    if (!c)
+        return;
+    result_table_free(c->t);
+    free(c->ns);
+    free(c->cols);
+    free(c);
+}
+
+size_t rtcosim_result_columns_rows(const rtcosim_result_columns *c) { return c ? c->t->rows : 0; }
+size_t rtcosim_result_columns_count(const rtcosim_result_columns *c) { return c ? c->count : 0; }
+size_t rtcosim_result_columns_text_left_out(const rtcosim_result_columns *c)
+{
+    return c ? c->text : 0;
+}
+
+const char *rtcosim_result_columns_name(const rtcosim_result_columns *c, size_t column)
+{
+    return c && column < c->count ? c->t->columns[c->cols[column]].name : NULL;
+}
+
+const char *rtcosim_result_columns_unit(const rtcosim_result_columns *c, size_t column)
+{
+    return c && column < c->count ? c->t->columns[c->cols[column]].unit : NULL;
+}
+
+const double *rtcosim_result_columns_time(const rtcosim_result_columns *c)
+{
+    return c ? c->t->time : NULL;
+}
+
+const double *rtcosim_result_columns_values(const rtcosim_result_columns *c, size_t column)
+{
+    return c && column < c->count ? c->t->columns[c->cols[column]].values : NULL;
+}
+
+/* The whole pages of values[row..rows) given back (MADV_DONTNEED: they read
+ * as zeros if touched again; the block stays allocated, so free() is still
+ * right, and no page that holds anything outside the range is touched). */
+static void release_tail(double *values, size_t row, size_t rows)
+{
+    if (!values || row >= rows)
+        return;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)(values + row) + page - 1) & ~(page - 1);
+    uintptr_t to = (uintptr_t)(values + rows) & ~(page - 1);
+    if (to > from)
+        (void)madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
+void rtcosim_result_columns_release_rows(rtcosim_result_columns *c, size_t row)
+{
+    if (!c || row >= c->released)
+        return;
+    release_tail(c->t->time, row, c->released);
+    for (size_t i = 0; i < c->count; i++)
+        release_tail(c->t->columns[c->cols[i]].values, row, c->released);
+    c->released = row;
+}
+
+/* The table's times to whole nanoseconds (kept for rows) and back to the
+ * seconds those are (as a CSV's exact decimal time reads), the numeric
+ * columns indexed, and what no caller reads (text cells, a measurement
+ * channel's own samples) freed; the table is the result's, freed with it. */
+static rtcosim_status columns_of_table(const char *path, plot_table *t, bool keep_ns,
+                                       rtcosim_result_columns **out, rtcosim_error *err)
+{
+    rtcosim_result_columns *c = calloc(1, sizeof *c);
+    if (!c) {
+        result_table_free(t);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    c->t = t;
+    c->released = t->rows;
+    if (keep_ns)
+        c->ns = malloc((t->rows ? t->rows : 1) * sizeof *c->ns);
+    c->cols = malloc((t->column_count ? t->column_count : 1) * sizeof *c->cols);
+    if ((keep_ns && !c->ns) || !c->cols) {
+        rtcosim_result_columns_free(c);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    }
+    for (size_t k = 0; k < t->rows; k++) {
+        rtcosim_time_ns ns;
+        if (rtcosim_time_from_seconds(t->time[k], &ns, NULL) != RTCOSIM_OK) {
+            rtcosim_status st = rtcosim_error_set(
+                err, RTCOSIM_EFORMAT, "%s: point %zu: time %g s is not a time rtcosim can hold "
+                "(ns since 0, up to about 292 years)", path, k + 1, t->time[k]);
+            rtcosim_result_columns_free(c);
+            return st;
+        }
+        t->time[k] = (double)ns / 1e9; /* correctly rounded, as ns / 1e9 in numpy did */
+        if (keep_ns)
+            c->ns[k] = ns;
+    }
+    for (size_t i = 0; i < t->column_count; i++) {
+        result_column *col = &t->columns[i];
+        free(col->own_time);
+        free(col->own_values);
+        col->own_time = col->own_values = NULL;
+        if (col->text) {
+            free(col->values);
+            col->values = NULL;
+            c->text++;
+        } else {
+            c->cols[c->count++] = i;
+        }
+    }
+    *out = c;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status read_columns(const char *path, const char *const *names, size_t count,
+                                   bool keep_ns, rtcosim_result_columns **out, rtcosim_error *err);
+
+/* The columns into rows (the columns are freed). */
+static rtcosim_status rows_of_columns(const char *path, rtcosim_result_columns *c,
+                                      rtcosim_rows **out, rtcosim_error *err)
 {
     rtcosim_status st = RTCOSIM_OK;
-    size_t n = 0, text = 0;
-    const char **names = calloc(t->column_count + 1, sizeof *names);
-    rtcosim_type *types = calloc(t->column_count + 1, sizeof *types);
-    size_t *cols = calloc(t->column_count + 1, sizeof *cols);
-    rtcosim_value *row = calloc(t->column_count + 1, sizeof *row);
+    size_t n = c->count;
+    const char **names = calloc(n + 1, sizeof *names);
+    rtcosim_type *types = calloc(n + 1, sizeof *types);
+    rtcosim_value *row = calloc(n + 1, sizeof *row);
     rtcosim_rows *r = NULL;
-    if (!names || !types || !cols || !row)
+    if (!names || !types || !row)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    for (size_t c = 0; st == RTCOSIM_OK && c < t->column_count; c++) {
-        if (t->columns[c].text) {
-            text++;
-            continue;
-        }
-        names[n] = t->columns[c].name;
-        types[n] = RTCOSIM_TYPE_FLOAT64;
-        cols[n++] = c;
+    for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
+        names[i] = rtcosim_result_columns_name(c, i);
+        types[i] = RTCOSIM_TYPE_FLOAT64;
     }
     if (st == RTCOSIM_OK)
         st = rtcosim_rows_create(names, types, n, &r, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < n; i++)
-        st = rtcosim_rows_set_column_meta(r, i, t->columns[cols[i]].unit, NULL, false, err);
-    for (size_t k = 0; st == RTCOSIM_OK && k < t->rows; k++) {
-        rtcosim_time_ns time;
-        if (rtcosim_time_from_seconds(t->time[k], &time, NULL) != RTCOSIM_OK) {
-            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: point %zu: time %g s is not a time "
-                                   "rtcosim can hold (ns since 0, up to about 292 years)", path,
-                                   k + 1, t->time[k]);
-            break;
-        }
+        st = rtcosim_rows_set_column_meta(r, i, rtcosim_result_columns_unit(c, i), NULL, false,
+                                          err);
+    for (size_t k = 0; st == RTCOSIM_OK && k < c->t->rows; k++) {
         for (size_t i = 0; i < n; i++)
-            row[i].f64 = t->columns[cols[i]].values[k];
-        st = rtcosim_rows_append(r, time, row, err);
+            row[i].f64 = c->t->columns[c->cols[i]].values[k];
+        st = rtcosim_rows_append(r, c->ns[k], row, err);
     }
     if (st == RTCOSIM_OK)
-        st = rtcosim_rows_add_stat(r, "text_columns_left_out", (double)text, err);
+        st = rtcosim_rows_add_stat(r, "text_columns_left_out", (double)c->text, err);
     free(names);
     free(types);
-    free(cols);
     free(row);
-    result_table_free(t);
+    rtcosim_result_columns_free(c);
     if (st != RTCOSIM_OK) {
         rtcosim_rows_free(r);
         return st;
@@ -77,6 +190,23 @@ rtcosim_status rtcosim_flat_read_result(const char *path, rtcosim_rows **out, rt
 rtcosim_status rtcosim_flat_read_result_select(const char *path, const char *const *names,
                                                size_t count, rtcosim_rows **out,
                                                rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_result_columns *c = NULL;
+    rtcosim_status st = read_columns(path, names, count, true, &c, err);
+    return st == RTCOSIM_OK ? rows_of_columns(path, c, out, err) : st;
+}
+
+rtcosim_status rtcosim_flat_read_result_columns(const char *path, const char *const *names,
+                                                size_t count, rtcosim_result_columns **out,
+                                                rtcosim_error *err)
+{
+    *out = NULL;
+    return read_columns(path, names, count, false, out, err);
+}
+
+static rtcosim_status read_columns(const char *path, const char *const *names, size_t count,
+                                   bool keep_ns, rtcosim_result_columns **out, rtcosim_error *err)
 {
     *out = NULL;
     if (!path)
@@ -124,5 +254,5 @@ rtcosim_status rtcosim_flat_read_result_select(const char *path, const char *con
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable%s %s in the results%s", path,
                                  missed > 1 ? "s" : "", missing, near);
     }
-    return rows_of_table(path, t, out, err);
+    return columns_of_table(path, t, keep_ns, out, err);
 }

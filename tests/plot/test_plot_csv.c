@@ -226,6 +226,59 @@ static void test_flat_read_result_select(void **state)
     assert_string_equal(err.message, want);
 }
 
+/* The columns a binding copies out: the names, units and values the rows
+ * give, time as whole nanoseconds (a 12-decimal time rounds to its ns), and
+ * a released tail leaves every row before it as it was. */
+static void test_flat_read_result_columns(void **state)
+{
+    (void)state;
+    const char *path = tu_scratch("columns.csv");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fprintf(f, "time,a,s,b\ns,m,,V\n0.123456789412,1.5,\"x\",-2\n");
+    for (int r = 1; r < 20000; r++)
+        fprintf(f, "%d,%d.25,\"y\",%d\n", r, r, -r);
+    fclose(f);
+    rtcosim_result_columns *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_flat_read_result_columns(path, NULL, 0, &c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_result_columns_rows(c), 20000);
+    assert_int_equal(rtcosim_result_columns_count(c), 2);
+    assert_int_equal(rtcosim_result_columns_text_left_out(c), 1);
+    assert_string_equal(rtcosim_result_columns_name(c, 1), "b");
+    assert_string_equal(rtcosim_result_columns_unit(c, 0), "m");
+    assert_null(rtcosim_result_columns_name(c, 2));
+    assert_null(rtcosim_result_columns_values(c, 2));
+    const double *time = rtcosim_result_columns_time(c);
+    const double *a = rtcosim_result_columns_values(c, 0), *b = rtcosim_result_columns_values(c, 1);
+    assert_true(time[0] == 0.123456789); /* 123456789 ns (the .412 ns rounded off) */
+    assert_true(a[0] == 1.5 && b[0] == -2.0);
+    rtcosim_result_columns_release_rows(c, 7000);
+    rtcosim_result_columns_release_rows(c, 9000); /* (a later start: nothing more) */
+    for (int r = 1; r < 7000; r++)
+        assert_true(time[r] == r && a[r] == r + 0.25 && b[r] == -r);
+    rtcosim_result_columns_release_rows(c, 0);
+    rtcosim_result_columns_free(c);
+    /* the rows of the same file: the same values, time in ticks */
+    rtcosim_rows *rows = NULL;
+    if (rtcosim_flat_read_result(path, &rows, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_rows_count(rows), 20000);
+    assert_true(rtcosim_rows_times(rows)[0] == 123456789);
+    assert_true(rtcosim_rows_values(rows)[2 * 19999 + 1].f64 == -19999.0);
+    rtcosim_rows_free(rows);
+    /* the same refusals as the rows' */
+    const char *missing[] = {"a", "zz"};
+    assert_int_equal(rtcosim_flat_read_result_columns(path, missing, 2, &c, &err),
+                     RTCOSIM_EINVAL);
+    assert_null(c);
+    char want[400];
+    snprintf(want, sizeof want, "%s: no variable 'zz' in the results", path);
+    assert_string_equal(err.message, want);
+    rtcosim_result_columns_free(NULL);
+}
+
 /* Long lines and many rows: the buffer grows past a line of 3 MB, the
  * columns past their first allocation. */
 static void test_long_lines_and_many_rows(void **state)
@@ -328,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_selection),
         cmocka_unit_test(test_errors_name_file_and_line),
         cmocka_unit_test(test_flat_read_result_select),
+        cmocka_unit_test(test_flat_read_result_columns),
         cmocka_unit_test(test_long_lines_and_many_rows),
         cmocka_unit_test(test_same_as_the_whole_reader),
     };
