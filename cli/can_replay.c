@@ -27,15 +27,8 @@ int cli_can_replay_parse(cli_can_replay *r, const char *option, const char *spec
 rtcosim_status cli_can_replay_attach(cli_can_replay *r, rtcosim_events *sim, rtcosim_can_bus *bus,
                                      rtcosim_error *err)
 {
-    rtcosim_can_log *log = NULL;
-    rtcosim_status st = rtcosim_can_log_read(r->path, &log, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    st = rtcosim_can_replay_add(sim, bus, log, r->path, r->bus[0] ? r->bus : NULL, &r->replay,
-                                err);
-    if (st != RTCOSIM_OK)
-        rtcosim_can_log_free(log);
-    return st;
+    return rtcosim_can_replay_add_file(sim, bus, r->path, r->bus[0] ? r->bus : NULL, &r->replay,
+                                       err);
 }
 
 void cli_can_replay_print(const cli_can_replay *r, const char *prefix)

@@ -210,6 +210,12 @@ rtcosim_status rtcosim_can_replay_add(rtcosim_events *sim, rtcosim_can_bus *bus,
                                       rtcosim_can_log *log, const char *log_name,
                                       const char *log_bus, rtcosim_can_replay **out,
                                       rtcosim_error *err);
+/* The same for the log file at path, read a frame at a time (never held
+ * whole): the replay keeps 24 bytes and the data bytes of each frame it
+ * sends; errors name the file (and its line). */
+rtcosim_status rtcosim_can_replay_add_file(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                           const char *path, const char *log_bus,
+                                           rtcosim_can_replay **out, rtcosim_error *err);
 void rtcosim_can_replay_stats_get(const rtcosim_can_replay *replay,
                                   rtcosim_can_replay_stats *out);
 void rtcosim_can_replay_free(rtcosim_can_replay *replay); /* NULL is a no-op */

@@ -5,7 +5,9 @@
  * duration at this bus's bit rates), so that the ECUs and node FMUs on the
  * bus get the recorded traffic, arbitrating with their own frames. Its
  * state is the index of the next frame: the speculative scheduler rolls it
- * back by copying it. */
+ * back by copying it. The frames it sends are kept in 24 bytes each and
+ * their data bytes (a log's record takes 96): a log file is read a frame at
+ * a time (rtcosim_can_log_scan) into them, never whole. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,22 +16,37 @@
 
 #define REPLAY_EVENT 0xCA10u
 
+/* A frame to send, 24 bytes (a log record is 96): its data bytes in the
+ * replay's arena. */
+typedef struct replay_frame {
+    rtcosim_time_ns request; /* before the origin is taken off: the log's time less the duration */
+    uint64_t data_at;        /* offset of its data in `data`: rises in log order */
+    uint32_t id;
+    uint8_t size, format, flags;
+    bool extended;
+} replay_frame;
+
 struct rtcosim_can_replay {
     size_t next; /* the LP's state (first: copied by the speculative scheduler) */
-    rtcosim_can_log *log;
     rtcosim_can_bus *bus;
     uint32_t node;
-    uint32_t *order;         /* records to send, by request time */
-    rtcosim_time_ns *request; /* their request times */
-    size_t count;
+    replay_frame *frames; /* by request time once added */
+    size_t count, capacity;
+    uint8_t *data;
+    size_t data_size, data_capacity;
     rtcosim_can_replay_stats stats;
+    /* while the log is read */
+    const char *log_name, *log_bus; /* log_bus NULL: the log's only bus, index 0 */
+    uint32_t bus_index;
+    bool bus_known, first_seen;
+    rtcosim_time_ns first_time;
 };
 
 static rtcosim_status schedule(rtcosim_lp *lp, const rtcosim_can_replay *r, rtcosim_error *err)
 {
     if (r->next >= r->count)
         return RTCOSIM_OK;
-    rtcosim_time_ns at = r->request[r->next], now = rtcosim_lp_now(lp);
+    rtcosim_time_ns at = r->frames[r->next].request, now = rtcosim_lp_now(lp);
     return rtcosim_lp_send(lp, rtcosim_lp_self(lp), at > now ? at - now : 0, REPLAY_EVENT, 0,
                            NULL, 0, err);
 }
@@ -46,10 +63,10 @@ static rtcosim_status replay_event(rtcosim_lp *lp, void *state, const rtcosim_ev
 {
     (void)ev;
     rtcosim_can_replay *r = state;
-    const rtcosim_can_log_record *rec = &r->log->records[r->order[r->next]];
-    rtcosim_can_any_frame f = {.format = rec->format, .flags = rec->flags, .id = rec->id,
-                               .extended = rec->extended, .length = rec->size,
-                               .data = rec->data};
+    const replay_frame *fr = &r->frames[r->next];
+    rtcosim_can_any_frame f = {.format = fr->format, .flags = fr->flags, .id = fr->id,
+                               .extended = fr->extended, .length = fr->size,
+                               .data = r->data + fr->data_at};
     rtcosim_status st = rtcosim_can_transmit_any(lp, r->bus, r->node, &f, 0, 0, err);
     if (st != RTCOSIM_OK)
         return st;
@@ -64,12 +81,149 @@ static const rtcosim_lp_model replay_model = {
     .state_size = sizeof(size_t),
 };
 
-/* Stable order of request times (logs are nearly always in order already). */
-static int by_request(const void *a, const void *b, void *ctx)
+/* Request time, then log order (logs are nearly always in order already). */
+static int by_request(const void *a, const void *b)
 {
-    const rtcosim_time_ns *q = ctx;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return q[x] < q[y] ? -1 : q[x] > q[y] ? 1 : (x > y) - (x < y);
+    const replay_frame *x = a, *y = b;
+    if (x->request != y->request)
+        return x->request < y->request ? -1 : 1;
+    return (x->data_at > y->data_at) - (x->data_at < y->data_at);
+}
+
+static bool grow(void **p, size_t *capacity, size_t need, size_t unit)
+{
+    if (need <= *capacity)
+        return true;
+    size_t cap = *capacity ? *capacity : 4096;
+    while (cap < need)
+        cap *= 2;
+    void *q = realloc(*p, cap * unit);
+    if (!q)
+        return false;
+    *p = q;
+    *capacity = cap;
+    return true;
+}
+
+/* One record of the log: kept when it is of the replayed bus and sent. */
+static rtcosim_status take(void *context, const rtcosim_can_log *log,
+                           const rtcosim_can_log_record *rec, rtcosim_error *err)
+{
+    rtcosim_can_replay *r = context;
+    if (!r->first_seen) {
+        r->first_seen = true;
+        r->first_time = rec->time;
+    }
+    if (!r->bus_known) { /* the named bus: its index once the log has named it */
+        size_t n = rtcosim_can_log_bus_count(log);
+        for (size_t b = 0; b < n && !r->bus_known; b++)
+            if (strcmp(rtcosim_can_log_bus_name(log, b), r->log_bus) == 0) {
+                r->bus_index = (uint32_t)b;
+                r->bus_known = true;
+            }
+        if (!r->bus_known)
+            return RTCOSIM_OK;
+    }
+    if (rec->bus != r->bus_index)
+        return RTCOSIM_OK;
+    if (rec->remote) {
+        r->stats.remote_skipped++;
+        return RTCOSIM_OK;
+    }
+    if (rtcosim_can_bus_sends(r->bus, rec->id, rec->extended)) {
+        r->stats.own_skipped++;
+        return RTCOSIM_OK;
+    }
+    if (!grow((void **)&r->frames, &r->capacity, r->count + 1, sizeof *r->frames) ||
+        !grow((void **)&r->data, &r->data_capacity, r->data_size + rec->size, 1))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory after %zu frames",
+                                 r->log_name, r->count);
+    replay_frame *f = &r->frames[r->count++];
+    f->request = rec->time - rtcosim_can_log_record_duration(rec, rtcosim_can_bus_bitrate(r->bus),
+                                                             rtcosim_can_bus_fd_bitrate(r->bus));
+    f->data_at = r->data_size;
+    f->id = rec->id;
+    f->size = rec->size;
+    f->format = rec->format;
+    f->flags = rec->flags;
+    f->extended = rec->extended;
+    memcpy(r->data + r->data_size, rec->data, rec->size);
+    r->data_size += rec->size;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_can_replay *replay_new(rtcosim_can_bus *bus, const char *log_name,
+                                      const char *log_bus)
+{
+    rtcosim_can_replay *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->bus = bus;
+    r->log_name = log_name;
+    r->log_bus = log_bus;
+    r->bus_known = !log_bus; /* (none named: index 0, the only one) */
+    return r;
+}
+
+/* The log read: its bus checked, the requests counted from the origin and
+ * sorted, the node added to the bus. Frees r on failure. */
+static rtcosim_status replay_finish(rtcosim_events *sim, rtcosim_can_replay *r,
+                                    const rtcosim_can_log *log, rtcosim_can_replay **out,
+                                    rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    size_t buses = rtcosim_can_log_bus_count(log);
+    if (r->log_bus && !r->bus_known)
+        st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no bus '%s' in the log (it has"
+                               " %s%s%s)", r->log_name, r->log_bus,
+                               buses ? rtcosim_can_log_bus_name(log, 0) : "no frames",
+                               buses > 1 ? ", " : "", buses > 1 ? rtcosim_can_log_bus_name(log, 1) : "");
+    else if (!r->log_bus && buses > 1)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: the log has frames of %zu buses (%s,"
+                               " %s%s): name one with LOG@BUS", r->log_name, buses,
+                               rtcosim_can_log_bus_name(log, 0), rtcosim_can_log_bus_name(log, 1),
+                               buses > 2 ? ", ..." : "");
+    if (st != RTCOSIM_OK) {
+        rtcosim_can_replay_free(r);
+        return st;
+    }
+    /* candump -l counts seconds since 1970: the replay counts from the whole
+     * second its first frame is in; ASC and BLF count from the measurement
+     * start, as the replay does */
+    rtcosim_time_ns origin = 0;
+    if (log->absolute && r->first_seen)
+        origin = r->first_time / RTCOSIM_NS_PER_S * RTCOSIM_NS_PER_S;
+    r->stats.origin = origin;
+    for (size_t k = 0; k < r->count; k++) {
+        r->frames[k].request -= origin;
+        if (r->frames[k].request < 0) {
+            r->stats.early++;
+            r->frames[k].request = 0;
+        }
+    }
+    r->stats.frames = r->count;
+    r->stats.xl_skipped = rtcosim_can_log_xl_count(log);
+    qsort(r->frames, r->count, sizeof *r->frames, by_request);
+    /* what the run reads: no room beyond it */
+    if (r->count < r->capacity && r->count) {
+        replay_frame *f = realloc(r->frames, r->count * sizeof *f);
+        if (f)
+            r->frames = f;
+    }
+    r->log_name = r->log_bus = NULL; /* (the caller's strings) */
+    rtcosim_lp_id lp;
+    st = rtcosim_events_add_lp(sim, "replay", &replay_model, r, rtcosim_can_bus_lp(r->bus), &lp,
+                               err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_add_node(r->bus, "replay", lp, 0, &r->node, err);
+    if (st == RTCOSIM_OK)
+        st = rtcosim_can_bus_tx_any(r->bus, r->node, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_can_replay_free(r);
+        return st;
+    }
+    *out = r;
+    return RTCOSIM_OK;
 }
 
 rtcosim_status rtcosim_can_replay_add(rtcosim_events *sim, rtcosim_can_bus *bus,
@@ -78,88 +232,40 @@ rtcosim_status rtcosim_can_replay_add(rtcosim_events *sim, rtcosim_can_bus *bus,
                                       rtcosim_error *err)
 {
     *out = NULL;
-    uint32_t b = 0;
-    if (log_bus) {
-        while (b < log->bus_count && strcmp(log->buses[b], log_bus) != 0)
-            b++;
-        if (b == log->bus_count)
-            return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no bus '%s' in the log (it has"
-                                     " %s%s%s)", log_name, log_bus,
-                                     log->bus_count ? log->buses[0] : "no frames",
-                                     log->bus_count > 1 ? ", " : "",
-                                     log->bus_count > 1 ? log->buses[1] : "");
-    } else if (log->bus_count > 1) {
-        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: the log has frames of %zu buses (%s,"
-                                 " %s%s): name one with LOG@BUS", log_name, log->bus_count,
-                                 log->buses[0], log->buses[1], log->bus_count > 2 ? ", ..." : "");
-    }
-    rtcosim_can_replay *r = calloc(1, sizeof *r);
-    rtcosim_time_ns *q = r ? malloc((log->count ? log->count : 1) * sizeof *q) : NULL;
-    if (r)
-        r->order = malloc((log->count ? log->count : 1) * sizeof *r->order);
-    if (!r || !q || !r->order) {
-        free(q);
-        if (r)
-            free(r->order);
-        free(r);
+    rtcosim_can_replay *r = replay_new(bus, log_name, log_bus);
+    if (!r)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", log_name);
-    }
-    r->bus = bus;
-    /* candump -l counts seconds since 1970: the replay counts from the whole
-     * second its first frame is in; ASC and BLF count from the measurement
-     * start, as the replay does */
-    rtcosim_time_ns origin = 0;
-    if (log->absolute && log->count)
-        origin = log->records[0].time / RTCOSIM_NS_PER_S * RTCOSIM_NS_PER_S;
-    r->stats.origin = origin;
-    for (size_t i = 0; i < log->count; i++) {
-        const rtcosim_can_log_record *rec = &log->records[i];
-        if (rec->bus != b)
-            continue;
-        if (rec->remote) {
-            r->stats.remote_skipped++;
-            continue;
-        }
-        if (rtcosim_can_bus_sends(bus, rec->id, rec->extended)) {
-            r->stats.own_skipped++;
-            continue;
-        }
-        rtcosim_time_ns t = rec->time - origin -
-                            rtcosim_can_log_record_duration(rec, rtcosim_can_bus_bitrate(bus),
-                                                            rtcosim_can_bus_fd_bitrate(bus));
-        if (t < 0) {
-            r->stats.early++;
-            t = 0;
-        }
-        q[i] = t;
-        r->order[r->count++] = (uint32_t)i;
-    }
-    r->stats.frames = r->count;
-    r->stats.xl_skipped = log->xl_count;
-    qsort_r(r->order, r->count, sizeof *r->order, by_request, q);
-    r->request = malloc((r->count ? r->count : 1) * sizeof *r->request);
-    if (!r->request) {
-        free(q);
-        rtcosim_can_replay_free(r);
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", log_name);
-    }
-    for (size_t k = 0; k < r->count; k++)
-        r->request[k] = q[r->order[k]];
-    free(q);
-    rtcosim_lp_id lp;
-    rtcosim_status st = rtcosim_events_add_lp(sim, "replay", &replay_model, r,
-                                              rtcosim_can_bus_lp(bus), &lp, err);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_can_bus_add_node(bus, "replay", lp, 0, &r->node, err);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_can_bus_tx_any(bus, r->node, err);
+    rtcosim_status st = RTCOSIM_OK;
+    for (size_t i = 0; st == RTCOSIM_OK && i < log->count; i++)
+        st = take(r, log, &log->records[i], err);
     if (st != RTCOSIM_OK) {
         rtcosim_can_replay_free(r);
         return st;
     }
-    r->log = log; /* owned from here on */
-    *out = r;
-    return RTCOSIM_OK;
+    st = replay_finish(sim, r, log, out, err);
+    if (st == RTCOSIM_OK)
+        rtcosim_can_log_free(log); /* owned: what the replay needs is its own */
+    return st;
+}
+
+rtcosim_status rtcosim_can_replay_add_file(rtcosim_events *sim, rtcosim_can_bus *bus,
+                                           const char *path, const char *log_bus,
+                                           rtcosim_can_replay **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_can_replay *r = replay_new(bus, path, log_bus);
+    if (!r)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    rtcosim_can_log *log = NULL;
+    rtcosim_status st = rtcosim_can_log_scan(path, take, r, &log, err);
+    if (st != RTCOSIM_OK) {
+        rtcosim_can_log_free(log);
+        rtcosim_can_replay_free(r);
+        return st;
+    }
+    st = replay_finish(sim, r, log, out, err);
+    rtcosim_can_log_free(log);
+    return st;
 }
 
 void rtcosim_can_replay_stats_get(const rtcosim_can_replay *r, rtcosim_can_replay_stats *out)
@@ -171,8 +277,7 @@ void rtcosim_can_replay_free(rtcosim_can_replay *r)
 {
     if (!r)
         return;
-    rtcosim_can_log_free(r->log);
-    free(r->order);
-    free(r->request);
+    free(r->frames);
+    free(r->data);
     free(r);
 }

@@ -576,14 +576,9 @@ static rtcosim_status build(signal_bus *b, const rtcosim_can_signal_bus_config *
         st = rtcosim_can_bus_add_node(b->can, "receiver", b->rx_lp, 0, &b->rx_node, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_add_rx_all(b->can, b->rx_node, err);
-    if (st == RTCOSIM_OK && c->replay_path) {
-        rtcosim_can_log *log = NULL;
-        st = rtcosim_can_log_read(c->replay_path, &log, err);
-        if (st == RTCOSIM_OK &&
-            (st = rtcosim_can_replay_add(b->sim, b->can, log, c->replay_path, c->replay_bus,
-                                         &b->replay, err)) != RTCOSIM_OK)
-            rtcosim_can_log_free(log);
-    }
+    if (st == RTCOSIM_OK && c->replay_path)
+        st = rtcosim_can_replay_add_file(b->sim, b->can, c->replay_path, c->replay_bus,
+                                         &b->replay, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_connect(b->can, err);
     return st;

@@ -3,13 +3,17 @@
  * (100 us), extended 0x18FEF100 with 01..08 143 bits (286 us), 0x000 with
  * eight zero bytes 127 bits (254 us) (tests/can/test_can.c); a receiver
  * with every frame (rx_all) records each frame's start and end; times from
- * the logs' texts. */
+ * the logs' texts. Each case runs twice: the log parsed and given to
+ * rtcosim_can_replay_add, and the log written to a file named t.log that
+ * rtcosim_can_replay_add_file reads a frame at a time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "rtcosim/can_log.h"
@@ -54,12 +58,39 @@ static rtcosim_status sender_init(rtcosim_lp *lp, void *state, rtcosim_error *er
 }
 static const rtcosim_lp_model sender_model = {.kind = "test-sender", .init = sender_init};
 
+static bool from_file; /* this case's run: by rtcosim_can_replay_add_file */
+
+static rtcosim_status add_replay(rtcosim_events *sim, rtcosim_can_bus *bus, const char *text,
+                                 const char *log_bus, rtcosim_can_replay **replay,
+                                 rtcosim_error *err)
+{
+    rtcosim_can_log *log = NULL;
+    rtcosim_status st;
+    if (!from_file) {
+        st = rtcosim_can_log_parse(text, strlen(text), "t.log", &log, err);
+        if (st == RTCOSIM_OK &&
+            (st = rtcosim_can_replay_add(sim, bus, log, "t.log", log_bus, replay, err)) != RTCOSIM_OK)
+            rtcosim_can_log_free(log);
+        return st;
+    }
+    char dir[] = "/tmp/rtcosim-replay-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.log", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+    st = rtcosim_can_replay_add_file(sim, bus, path, log_bus, replay, err);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    return st;
+}
+
 static rtcosim_status run(const char *text, const char *log_bus, rtcosim_time_ns send_at,
                           got *g, rtcosim_can_replay_stats *stats, rtcosim_error *err)
 {
     rtcosim_events *sim = NULL;
     rtcosim_can_bus *bus = NULL;
-    rtcosim_can_log *log = NULL;
     rtcosim_can_replay *replay = NULL;
     static sender s;
     memset(g, 0, sizeof *g);
@@ -85,10 +116,7 @@ static rtcosim_status run(const char *text, const char *log_bus, rtcosim_time_ns
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_add_tx(bus, s.node, 0x000, false, 8, err);
     if (st == RTCOSIM_OK)
-        st = rtcosim_can_log_parse(text, strlen(text), "t.log", &log, err);
-    if (st == RTCOSIM_OK && (st = rtcosim_can_replay_add(sim, bus, log, "t.log", log_bus, &replay,
-                                                         err)) != RTCOSIM_OK)
-        rtcosim_can_log_free(log);
+        st = add_replay(sim, bus, text, log_bus, &replay, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_connect(bus, err);
     rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
@@ -110,7 +138,7 @@ static rtcosim_status run(const char *text, const char *log_bus, rtcosim_time_ns
  * sent; 0x000, which the sender's TX database holds, is left out. */
 static void a_candump_log_replays_at_its_times(void **state)
 {
-    (void)state;
+    from_file = *state != NULL;
     const char *text = "(1436509052.250000) can0 0C8#\n"
                        "(1436509052.300000) can0 123#R\n"
                        "(1436509052.400000) can0 000#0000000000000000\n"
@@ -140,7 +168,7 @@ static void a_candump_log_replays_at_its_times(void **state)
  * waits and ends 100 us after 0x000's end (0.500054 s). */
 static void an_asc_log_arbitrates_with_the_live_nodes(void **state)
 {
-    (void)state;
+    from_file = *state != NULL;
     const char *text = "date Thu Jan 1 12:00:00.000 am 1970\n"
                        "base hex  timestamps absolute\n"
                        "   0.000050 1  C8              Rx   d 0\n"
@@ -166,7 +194,7 @@ static void an_asc_log_arbitrates_with_the_live_nodes(void **state)
  * not in the log is refused naming the log's buses. */
 static void a_log_of_two_buses_needs_one_named(void **state)
 {
-    (void)state;
+    from_file = *state != NULL;
     const char *text = "(0.100000) can0 0C8#\n(0.200000) can1 0C9#\n";
     got g;
     rtcosim_can_replay_stats s;
@@ -188,6 +216,9 @@ int main(void)
         cmocka_unit_test(a_candump_log_replays_at_its_times),
         cmocka_unit_test(an_asc_log_arbitrates_with_the_live_nodes),
         cmocka_unit_test(a_log_of_two_buses_needs_one_named),
+        cmocka_unit_test_prestate(a_candump_log_replays_at_its_times, (void *)1),
+        cmocka_unit_test_prestate(an_asc_log_arbitrates_with_the_live_nodes, (void *)1),
+        cmocka_unit_test_prestate(a_log_of_two_buses_needs_one_named, (void *)1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
