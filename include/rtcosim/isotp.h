@@ -87,6 +87,13 @@ typedef struct rtcosim_isotp {
  * rtcosim_isotp_free. */
 rtcosim_status rtcosim_isotp_reassemble(const rtcosim_can_log *log, const rtcosim_isotp_ids *ids,
                                         size_t id_count, rtcosim_isotp *out, rtcosim_error *err);
+/* The same for the log file at path, read a frame at a time
+ * (rtcosim_can_log_scan: never held whole); *log is the log without its
+ * frames (its buses by name, for the messages' bus indices), freed by the
+ * caller. Errors name the file (and line). */
+rtcosim_status rtcosim_isotp_reassemble_file(const char *path, const rtcosim_isotp_ids *ids,
+                                             size_t id_count, rtcosim_isotp *out,
+                                             rtcosim_can_log **log, rtcosim_error *err);
 /* The same a frame at a time, as rtcosim_j1939_tp_begin/add/end (ids must
  * outlive the stream). */
 typedef struct rtcosim_isotp_stream rtcosim_isotp_stream;

@@ -67,6 +67,11 @@ for _name, _res, _args in (
         ("rtcosim_isotp_reassemble", ctypes.c_int, [_P, ctypes.POINTER(_IsotpIds), ctypes.c_size_t,
                                                     ctypes.POINTER(_Isotp),
                                                     ctypes.POINTER(ErrorStruct)]),
+        ("rtcosim_isotp_reassemble_file", ctypes.c_int, [ctypes.c_char_p,
+                                                         ctypes.POINTER(_IsotpIds),
+                                                         ctypes.c_size_t, ctypes.POINTER(_Isotp),
+                                                         ctypes.POINTER(_P),
+                                                         ctypes.POINTER(ErrorStruct)]),
         ("rtcosim_isotp_free", None, [ctypes.POINTER(_Isotp)]),
         ("rtcosim_uds_describe", ctypes.c_char_p, [ctypes.POINTER(ctypes.c_uint8), ctypes.c_size_t,
                                                    ctypes.c_char_p, ctypes.c_size_t])):
@@ -251,11 +256,12 @@ def read_isotp(path, ids=None, extended_addressing=False):
     ranges = _id_ranges(ids)
     spec = (_IsotpIds * len(ranges))(*[_IsotpIds(a, b, b > 0x7FF, bool(extended_addressing))
                                       for a, b in ranges])
-    log = _open(path)
-    tp, err = _Isotp(), ErrorStruct()
+    tp, err, log = _Isotp(), ErrorStruct(), _P()
     try:
-        err.check(lib.rtcosim_isotp_reassemble(log, spec, len(ranges), ctypes.byref(tp),
-                                               ctypes.byref(err)))
+        # (the log read a frame at a time: what is kept is the messages)
+        err.check(lib.rtcosim_isotp_reassemble_file(os.fspath(path).encode(), spec, len(ranges),
+                                                    ctypes.byref(tp), ctypes.byref(log),
+                                                    ctypes.byref(err)))
         buses = [lib.rtcosim_can_log_bus_name(log, i).decode()
                  for i in range(lib.rtcosim_can_log_bus_count(log))]
         words = ctypes.create_string_buffer(256)

@@ -92,8 +92,8 @@ static int by_request(const void *a, const void *b)
 
 static bool grow(void **p, size_t *capacity, size_t need, size_t unit)
 {
-    if (need <= *capacity)
-        return true;
+    if (need <= *capacity && *p)
+        return true; /* (allocated even for nothing: the data of frames without bytes points into it) */
     size_t cap = *capacity ? *capacity : 4096;
     while (cap < need)
         cap *= 2;

@@ -120,6 +120,18 @@ def test_read_isotp_reassembles_uds(tmpdir_private):
     assert [m["data"] for m in only_requests] == [bytes.fromhex("22F190")]
     with pytest.raises(ValueError, match="one kind"):
         rtcosim.read_isotp(path, ids=[(0x700, 0x800)])
+    # the log is read a frame at a time: a bad line still names the file and line, and the
+    # buses are named as the log names them
+    with open(path, "a") as f:
+        f.write("(1.007000) vcan3 7E0#0210030000000000\n(1.008000) can0 7E8#XY\n")
+    with pytest.raises(rtcosim.Error, match="uds.log:8:"):
+        rtcosim.read_isotp(path)
+    with open(path, "w") as f:
+        f.write("(1.000000) can0 7E0#0322F190CCCCCCCC\n(1.007000) vcan3 7E0#0210030000000000\n")
+    messages, _ = rtcosim.read_isotp(path)
+    assert [(m["bus"], m["data"]) for m in messages] == [("can0", bytes.fromhex("22F190")),
+                                                          ("vcan3", bytes.fromhex("1003"))]
+    assert messages[1]["service"].startswith("DiagnosticSessionControl")
 
 
 def test_can_isotp_writes_a_csv_the_csv_module_reads(cli, tmpdir_private):
