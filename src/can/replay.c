@@ -13,6 +13,7 @@
 
 #include "log_internal.h"
 #include "rtcosim/events.h"
+#include "util/array.h"
 
 #define REPLAY_EVENT 0xCA10u
 
@@ -90,21 +91,6 @@ static int by_request(const void *a, const void *b)
     return (x->data_at > y->data_at) - (x->data_at < y->data_at);
 }
 
-static bool grow(void **p, size_t *capacity, size_t need, size_t unit)
-{
-    if (need <= *capacity && *p)
-        return true; /* (allocated even for nothing: the data of frames without bytes points into it) */
-    size_t cap = *capacity ? *capacity : 4096;
-    while (cap < need)
-        cap *= 2;
-    void *q = realloc(*p, cap * unit);
-    if (!q)
-        return false;
-    *p = q;
-    *capacity = cap;
-    return true;
-}
-
 /* One record of the log: kept when it is of the replayed bus and sent. */
 static rtcosim_status take(void *context, const rtcosim_can_log *log,
                            const rtcosim_can_log_record *rec, rtcosim_error *err)
@@ -134,8 +120,10 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
         r->stats.own_skipped++;
         return RTCOSIM_OK;
     }
-    if (!grow((void **)&r->frames, &r->capacity, r->count + 1, sizeof *r->frames) ||
-        !grow((void **)&r->data, &r->data_capacity, r->data_size + rec->size, 1))
+    /* (the arena room for one byte past the frame's: allocated even when no
+     * frame has bytes, since every frame's data points into it) */
+    if (!util_array_reserve(&r->frames, r->count, &r->capacity, sizeof *r->frames, 4096) ||
+        !util_array_reserve(&r->data, r->data_size + rec->size, &r->data_capacity, 1, 32768))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory after %zu frames",
                                  r->log_name, r->count);
     replay_frame *f = &r->frames[r->count++];
