@@ -2,7 +2,8 @@
  * plot_csv.c): a CSV whose second row may be a units row ("s","m",...) and
  * whose cells may be "nan"/"inf". Arbitrary bytes must give a table or a
  * clean error (no crash, leak or hang), and the streaming reader
- * (plot_csv_read, a line at a time) must give what the whole reader
+ * (plot_csv_read, a line at a time; and plot_csv_read_kinds, its columns
+ * without values) must give what the whole reader
  * (plot_table_read_csv_whole) gives: both succeed or both fail, and then the
  * same rows, names, units, text flags and values bit for bit. The first
  * input byte also picks a selection (every column, or every other one), so
@@ -84,6 +85,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (st == RTCOSIM_OK)
         compare(t, whole);
+    /* the kinds-only scan (rtcosim convert's first pass): the same verdict,
+     * and the same rows, names, units and text columns without values */
+    plot_table *kinds = NULL;
+    rtcosim_status kinds_st = plot_csv_read_kinds(path, &select, &kinds, &err);
+    if ((kinds_st == RTCOSIM_OK) != (st == RTCOSIM_OK))
+        differ("kinds: success or failure");
+    if (kinds_st == RTCOSIM_OK) {
+        if (kinds->rows != t->rows || kinds->column_count != t->column_count || kinds->time)
+            differ("kinds: rows or columns");
+        for (size_t c = 0; c < t->column_count; c++) {
+            const result_column *a = &kinds->columns[c], *b = &t->columns[c];
+            if (strcmp(a->name, b->name) != 0 || a->text != b->text || a->values ||
+                (!a->unit != !b->unit) || (a->unit && strcmp(a->unit, b->unit) != 0))
+                differ("kinds: a column");
+        }
+    }
+    plot_table_free(kinds);
     free(picked);
     plot_table_free(names);
     plot_table_free(whole);

@@ -257,7 +257,8 @@ static rtcosim_status read_line(scan *s, char *line, size_t len, bool newline, r
 rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char **units,
                              rtcosim_error *err)
 {
-    *units = NULL;
+    if (units)
+        *units = NULL;
     line_reader r = {.path = path, .f = fopen(path, "rb")};
     if (!r.f)
         return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
@@ -283,7 +284,7 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
     fclose(r.f);
     free(r.buf);
     free(s.fields);
-    if (st != RTCOSIM_OK)
+    if (st != RTCOSIM_OK || !units)
         free(s.units);
     else
         *units = s.units;
@@ -316,6 +317,7 @@ rtcosim_status plot_csv_units(const char *path, const char *row, size_t count, c
 typedef struct table_sink {
     const char *path;
     const result_select *select;
+    bool kinds_only;  /* no values kept: rows counted, cells classified (plot_csv_read_kinds) */
     plot_table *t;
     size_t count;     /* columns of the file, besides the first */
     ptrdiff_t *keep;  /* per column of the file: its column in t, or -1 */
@@ -370,6 +372,20 @@ static rtcosim_status table_row(void *context, double time, char *const *cells, 
 {
     table_sink *k = context;
     plot_table *t = k->t;
+    if (k->kinds_only) {
+        (void)time;
+        t->rows++;
+        for (size_t c = 0; c < k->count; c++) {
+            ptrdiff_t i = k->keep[c];
+            double scratch;
+            if (i < 0)
+                continue;
+            plot_cell kind = plot_csv_number(cells[c], &scratch);
+            k->numbers[i] += kind == PLOT_CELL_NUMBER;
+            k->words[i] += kind == PLOT_CELL_WORD;
+        }
+        return RTCOSIM_OK;
+    }
     if (t->rows == k->capacity && !table_resize(k, k->capacity ? k->capacity * 2 : 1024))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory after %zu rows", k->path,
                                  t->rows);
@@ -387,10 +403,11 @@ static rtcosim_status table_row(void *context, double time, char *const *cells, 
 }
 
 static rtcosim_status read_table(const char *path, const result_select *select, bool header_only,
-                                 plot_table **out, rtcosim_error *err)
+                                 bool kinds_only, plot_table **out, rtcosim_error *err)
 {
     *out = NULL;
-    table_sink k = {.path = path, .select = select, .t = calloc(1, sizeof *k.t)};
+    table_sink k = {.path = path, .select = select, .kinds_only = kinds_only,
+                    .t = calloc(1, sizeof *k.t)};
     if (!k.t || !(k.t->path = strdup(path))) {
         result_table_free(k.t);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
@@ -399,7 +416,7 @@ static rtcosim_status read_table(const char *path, const result_select *select, 
                           .header_only = header_only};
     char *row = NULL, **units = NULL;
     rtcosim_status st = plot_csv_scan(path, &sink, &row, err);
-    if (st == RTCOSIM_OK && !table_resize(&k, k.t->rows)) /* give back the growth's spare */
+    if (st == RTCOSIM_OK && !kinds_only && !table_resize(&k, k.t->rows)) /* give back the growth's spare */
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     if (st == RTCOSIM_OK && !(units = calloc(k.count + 1, sizeof *units)))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
@@ -430,10 +447,16 @@ static rtcosim_status read_table(const char *path, const result_select *select, 
 rtcosim_status plot_csv_read(const char *path, const result_select *select, plot_table **out,
                              rtcosim_error *err)
 {
-    return read_table(path, select, false, out, err);
+    return read_table(path, select, false, false, out, err);
 }
 
 rtcosim_status plot_csv_read_names(const char *path, plot_table **out, rtcosim_error *err)
 {
-    return read_table(path, NULL, true, out, err);
+    return read_table(path, NULL, true, false, out, err);
+}
+
+rtcosim_status plot_csv_read_kinds(const char *path, const result_select *select,
+                                   plot_table **out, rtcosim_error *err)
+{
+    return read_table(path, select, false, true, out, err);
 }

@@ -176,6 +176,8 @@ static bool whole_csv(void)
     return knob && strcmp(knob, "1") == 0;
 }
 
+bool plot_csv_streams(const char *path) { return plot_path_is_csv(path) && !whole_csv(); }
+
 rtcosim_status plot_table_read(const char *path, plot_table **out, rtcosim_error *err)
 {
     return plot_table_read_select(path, NULL, out, err);
@@ -202,7 +204,7 @@ rtcosim_status plot_table_read_select(const char *path, const result_select *s, 
 rtcosim_status plot_table_read_names(const char *path, plot_table **out, rtcosim_error *err)
 {
     *out = NULL;
-    if (plot_path_is_csv(path) && !whole_csv())
+    if (plot_csv_streams(path))
         return plot_csv_read_names(path, out, err);
     return plot_table_read(path, out, err);
 }

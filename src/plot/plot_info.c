@@ -157,11 +157,8 @@ static rtcosim_status sum_table(const char *path, table_sum *s, rtcosim_error *e
 
 rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_error *err)
 {
-    const char *knob = getenv("RTCOSIM_CSV_WHOLE");
-    bool whole = knob && strcmp(knob, "1") == 0;
     table_sum s;
-    rtcosim_status st = plot_path_is_csv(path) && !whole ? sum_csv(path, &s, err)
-                                                         : sum_table(path, &s, err);
+    rtcosim_status st = plot_csv_streams(path) ? sum_csv(path, &s, err) : sum_table(path, &s, err);
     if (st != RTCOSIM_OK)
         return st;
     const char *dot = strrchr(path, '.');

@@ -72,7 +72,8 @@ typedef struct plot_csv_sink {
 /* A results CSV read a line at a time (plot_table_read's rules and
  * messages: header, optional units row, quoting, time non-decreasing), never
  * more of it in memory than its longest line. *units_row: the units row as
- * written (malloc'd; NULL when there is none), for plot_csv_units. */
+ * written (malloc'd; NULL when there is none), for plot_csv_units; units_row
+ * NULL: not wanted. */
 rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char **units_row,
                              rtcosim_error *err);
 /* The units of the `count` columns after the first from a units row
@@ -84,6 +85,15 @@ rtcosim_status plot_csv_units(const char *path, const char *units_row, size_t co
 rtcosim_status plot_csv_read(const char *path, const result_select *s, plot_table **out,
                              rtcosim_error *err);
 rtcosim_status plot_csv_read_names(const char *path, plot_table **out, rtcosim_error *err);
+/* The columns `s` names (all: NULL) of a results CSV as plot_csv_read gives
+ * them (names, units, which are text) and how many rows it has, by a scan
+ * that keeps no value: `rows` is the count, `time` and every `values` NULL
+ * (for a reader that takes the rows in a second scan: rtcosim convert). */
+rtcosim_status plot_csv_read_kinds(const char *path, const result_select *s, plot_table **out,
+                                   rtcosim_error *err);
+/* Whether `path` is read as a CSV a line at a time (plot_path_is_csv, and
+ * RTCOSIM_CSV_WHOLE=1 not asking for the whole-file reference reader). */
+bool plot_csv_streams(const char *path);
 static inline ptrdiff_t plot_table_find(const plot_table *t, const char *name)
 {
     return result_table_find(t, name);
