@@ -19,7 +19,6 @@ Errors raise rtcosim.Error with the library's one-line message; unknown
 keywords a TypeError naming them (with the closest accepted one).
 """
 import contextlib
-import csv
 import ctypes
 import decimal
 import logging
@@ -37,7 +36,7 @@ from ._lib import (LOG_HANDLER, PROGRESS, STEP_FINISHED, Error, ErrorStruct, Fmu
                    SimulateOptions, SystemOptions, Value, lib)
 from ._lib import strings as _strings
 from ._keywords import checked_keywords as _checked_keywords
-from ._results import Result, plot_result, write_result
+from ._results import Result, _with_text_columns, plot_result, read_result, write_result
 from ._can import CanLog, iter_can_log, read_can_log, read_isotp
 
 __all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu", "Result",
@@ -324,7 +323,12 @@ def _take_rows(handle):
                 descriptions[name] = text.decode()
             if lib.rtcosim_rows_column_parameter(handle, i):
                 parameters.add(name)
-        return Result(result, units, descriptions, parameters), stats
+        result = Result(result, units, descriptions, parameters)
+        # (which fields are String and Binary, for a reader of the same columns' text:
+        # run_real_time)
+        result._text_fields = [m for m, t in zip(names, types) if t in (_STRING, _BINARY)]
+        result._binary_fields = [m for m, t in zip(names, types) if t == _BINARY]
+        return result, stats
     finally:
         lib.rtcosim_rows_free(handle)
 
@@ -509,120 +513,6 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
 simulate_fmu = simulate  # FMPy's name
 
 
-def read_result(filename, variables=None):
-    """A results file read back: rtcosim's CSV (with or without its units
-    row), a Modelica/Dymola MAT file (rtcosim's, Dymola's, OpenModelica's,
-    OMSimulator's), or an ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape,
-    CANoe, INCA, asammdf, rtcosim -o) -- no asammdf needed. Returns a Result:
-    'time' and one float64 field per numeric variable, with its unit in
-    .units. A measurement's channel groups are put on the union of their
-    times (each channel holding its last sample, NaN before its first); a
-    CSV's text columns (String and Binary results, as rtcosim and fmusim write
-    them) are str fields (a column whose every cell is empty reads as numbers:
-    NaN). variables (names; None or empty: all) reads only those, and time,
-    in the file's order: a CSV (read a line at a time in any case) then
-    never holds its other columns, so a long run's file costs what the named
-    variables take. Errors (a missing or malformed file, a named variable the
-    file does not have) raise rtcosim.Error naming the file (and the
-    variables)."""
-    path = os.fspath(filename)
-    err, handle = ErrorStruct(), ctypes.c_void_p()
-    if isinstance(variables, (str, bytes)):
-        variables = [variables]
-    variables = list(variables) if variables is not None else None
-    if not variables:
-        variables = None  # (as the C function's count 0: every variable)
-    if variables is not None:
-        variables = [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in variables]
-    names, count, keep = _strings(variables or [])
-    status = lib.rtcosim_flat_read_result_columns(path.encode(), names, count,
-                                                  ctypes.byref(handle), ctypes.byref(err))
-    del keep
-    err.check(status)
-    result, text_left_out = _take_columns(handle)
-    if text_left_out:
-        result = _with_text_columns(result, path, variables)
-    return result
-
-
-def _take_columns(handle):
-    """The reader's columns copied into a structured array a block of rows at
-    a time from the end, each block's pages of the columns given back once
-    copied: the file's values are held about once (the array filling up as
-    the columns empty), not as cells of rows and the array too."""
-    try:
-        n = lib.rtcosim_result_columns_rows(handle)
-        columns = lib.rtcosim_result_columns_count(handle)
-        names = [lib.rtcosim_result_columns_name(handle, i).decode() for i in range(columns)]
-        result = np.empty(n, dtype=[("time", np.float64)] + [(m, np.float64) for m in names])
-        units = {"time": "s"}
-        for i, name in enumerate(names):
-            unit = lib.rtcosim_result_columns_unit(handle, i)
-            if unit:
-                units[name] = unit.decode()
-        if n:
-            sources = [np.ctypeslib.as_array(lib.rtcosim_result_columns_time(handle), (n,))]
-            sources += [np.ctypeslib.as_array(lib.rtcosim_result_columns_values(handle, i), (n,))
-                        for i in range(columns)]
-            fields = [result["time"]] + [result[name] for name in names]
-            end = n
-            while end > 0:
-                start = max(0, end - _COPY_ROWS)
-                for field, source in zip(fields, sources):
-                    field[start:end] = source[start:end]
-                lib.rtcosim_result_columns_release_rows(handle, start)
-                end = start
-        return Result(result, units), lib.rtcosim_result_columns_text_left_out(handle)
-    finally:
-        lib.rtcosim_result_columns_free(handle)
-
-
-_COPY_ROWS = 1 << 16  # rows copied before their pages are given back (512 KiB a column)
-
-
-def _with_text_columns(result, path, variables=None):
-    """A CSV's text columns (String and Binary results: the library reads
-    numbers) added as str fields, in the file's column order; with
-    variables, only those of them named. The file is read a row at a time
-    and only the text columns' cells are kept."""
-    with open(path, newline="", encoding="utf-8", errors="replace") as f:
-        rows = csv.reader(f)
-        header = next(rows, [])
-        numeric = set(result.dtype.names)
-        wanted = None if variables is None else set(variables)
-        text = [k for k, name in enumerate(header)
-                if k > 0 and name not in numeric and (wanted is None or name in wanted)]
-        if not text:
-            return result
-        cells = {k: [] for k in text}
-        count = 0
-        for row in rows:
-            if not row:
-                continue  # a blank line (the library skips them too)
-            count += 1
-            for k in text:
-                cells[k].append(row[k] if k < len(row) else "")
-    if count == len(result) + 1:
-        for k in text:  # (rtcosim's units row)
-            del cells[k][0]
-    elif count != len(result):
-        warnings.warn(f"{path}: {len(text)} text columns left out "
-                      "(their rows could not be matched to the numbers')")
-        return result
-    dtype = [("time", np.float64)]
-    for k, name in enumerate(header):
-        if k > 0 and (name in numeric or k in cells):
-            dtype.append((name, result.dtype[name] if name in numeric else object))
-    out = np.zeros(len(result), dtype=dtype)
-    out["time"] = result["time"]
-    for k, name in enumerate(header):
-        if k > 0 and name in numeric:
-            out[name] = result[name]
-        elif k in cells:
-            out[name] = cells[k]
-    return Result(out, result.units, result.descriptions, result.parameters)
-
-
 def _loads_without_validation(filename):
     """Whether the FMU loads when its modelDescription.xml is not validated
     (the warnings it then logs are not wanted here)."""
@@ -710,17 +600,6 @@ def _choice(table, value, what):
         raise Error("EINVAL", f"{what}: unknown value {value!r} ("
                     + ", ".join(k for k in table if k) + ")")
     return table[key]
-
-
-def _read_results_csv(path):
-    """A results CSV of rtcosim (fmusim format) as a structured array of float64."""
-    with open(path, newline="") as f:
-        header = next(csv.reader(f))
-        rows = [[float(x) for x in line] for line in csv.reader(f) if line]
-    result = np.zeros(len(rows), dtype=[(name, np.float64) for name in header])
-    for i, name in enumerate(header):
-        result[name] = [r[i] for r in rows]
-    return result
 
 
 def _mapping_or_pairs(value, what):
@@ -897,6 +776,14 @@ class System:
             o.output_file = path.encode()
             # The rows are in the CSV; the table returned names the columns' units.
             described, self.statistics = self._call(o, cb)
-            result = _read_results_csv(path)
+            # (the library's reader: a long run's rows as arrays, text columns as str;
+            # Binary ones, hex in the file as fmusim writes them, back to bytes as run() gives)
+            result = read_result(path)
+            text = getattr(described, "_text_fields", [])
+            if text:  # (their cells as written, even those that look like numbers)
+                result = _with_text_columns(result, path, None, text)
+            for name in getattr(described, "_binary_fields", ()):
+                if name in result.dtype.names:
+                    result[name] = [bytes.fromhex(x) for x in result[name]]
         return Result(result, described.units, described.descriptions,
                       described.parameters), self.statistics

@@ -1,16 +1,19 @@
 """Results as engineers open them: the Result array (FMPy's structured array
 plus each variable's unit and description), write_result (CSV and MAT
 through the library's own recorder, so that the files equal the CLI's byte
-for byte) and plot_result (matplotlib, one panel per unit, as `rtcosim
+for byte), read_result (a results file or measurement back, read by the
+library) and plot_result (matplotlib, one panel per unit, as `rtcosim
 plot --panels auto`)."""
+import csv
 import ctypes
 import difflib
 import os
+import warnings
 
 import numpy as np
 
 from ._keywords import checked_keywords
-from ._lib import Column, Error, ErrorStruct, RecorderOptions, lib
+from ._lib import Column, Error, ErrorStruct, RecorderOptions, lib, strings
 
 # rtcosim_type (component.h) of a NumPy field type.
 _TYPE_OF = {np.dtype(np.float64): 0, np.dtype(np.float32): 1, np.dtype(np.int8): 2,
@@ -223,3 +226,119 @@ def plot_result(result, names=None, filename=None, title=None, panels="auto", un
         import matplotlib.pyplot as plt
         plt.show()
     return figure
+
+
+def read_result(filename, variables=None):
+    """A results file read back: rtcosim's CSV (with or without its units
+    row), a Modelica/Dymola MAT file (rtcosim's, Dymola's, OpenModelica's,
+    OMSimulator's), or an ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape,
+    CANoe, INCA, asammdf, rtcosim -o) -- no asammdf needed. Returns a Result:
+    'time' and one float64 field per numeric variable, with its unit in
+    .units. A measurement's channel groups are put on the union of their
+    times (each channel holding its last sample, NaN before its first); a
+    CSV's text columns (String and Binary results, as rtcosim and fmusim write
+    them) are str fields (a column whose every cell is empty reads as numbers:
+    NaN). variables (names; None or empty: all) reads only those, and time,
+    in the file's order: a CSV (read a line at a time in any case) then
+    never holds its other columns, so a long run's file costs what the named
+    variables take. Errors (a missing or malformed file, a named variable the
+    file does not have) raise rtcosim.Error naming the file (and the
+    variables)."""
+    path = os.fspath(filename)
+    err, handle = ErrorStruct(), ctypes.c_void_p()
+    if isinstance(variables, (str, bytes)):
+        variables = [variables]
+    variables = list(variables) if variables is not None else None
+    if not variables:
+        variables = None  # (as the C function's count 0: every variable)
+    if variables is not None:
+        variables = [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in variables]
+    names, count, keep = strings(variables or [])
+    status = lib.rtcosim_flat_read_result_columns(path.encode(), names, count,
+                                                  ctypes.byref(handle), ctypes.byref(err))
+    del keep
+    err.check(status)
+    result, text_left_out = _take_columns(handle)
+    if text_left_out:
+        result = _with_text_columns(result, path, variables)
+    return result
+
+
+def _take_columns(handle):
+    """The reader's columns copied into a structured array a block of rows at
+    a time from the end, each block's pages of the columns given back once
+    copied: the file's values are held about once (the array filling up as
+    the columns empty), not as cells of rows and the array too."""
+    try:
+        n = lib.rtcosim_result_columns_rows(handle)
+        columns = lib.rtcosim_result_columns_count(handle)
+        names = [lib.rtcosim_result_columns_name(handle, i).decode() for i in range(columns)]
+        result = np.empty(n, dtype=[("time", np.float64)] + [(m, np.float64) for m in names])
+        units = {"time": "s"}
+        for i, name in enumerate(names):
+            unit = lib.rtcosim_result_columns_unit(handle, i)
+            if unit:
+                units[name] = unit.decode()
+        if n:
+            sources = [np.ctypeslib.as_array(lib.rtcosim_result_columns_time(handle), (n,))]
+            sources += [np.ctypeslib.as_array(lib.rtcosim_result_columns_values(handle, i), (n,))
+                        for i in range(columns)]
+            fields = [result["time"]] + [result[name] for name in names]
+            end = n
+            while end > 0:
+                start = max(0, end - _COPY_ROWS)
+                for field, source in zip(fields, sources):
+                    field[start:end] = source[start:end]
+                lib.rtcosim_result_columns_release_rows(handle, start)
+                end = start
+        return Result(result, units), lib.rtcosim_result_columns_text_left_out(handle)
+    finally:
+        lib.rtcosim_result_columns_free(handle)
+
+
+_COPY_ROWS = 1 << 16  # rows copied before their pages are given back (512 KiB a column)
+
+
+def _with_text_columns(result, path, variables=None, text_names=()):
+    """A CSV's text columns (String and Binary results: the library reads
+    numbers) added as str fields, in the file's column order; with
+    variables, only those of them named; text_names: columns known to be
+    text (a run's String and Binary results) even where every cell looks like
+    a number ("12", Binary "0102"). The file is read a row at a time and only
+    the text columns' cells are kept."""
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        rows = csv.reader(f)
+        header = next(rows, [])
+        numeric = set(result.dtype.names) - set(text_names)
+        wanted = None if variables is None else set(variables)
+        text = [k for k, name in enumerate(header)
+                if k > 0 and name not in numeric and (wanted is None or name in wanted)]
+        if not text:
+            return result
+        cells = {k: [] for k in text}
+        count = 0
+        for row in rows:
+            if not row:
+                continue  # a blank line (the library skips them too)
+            count += 1
+            for k in text:
+                cells[k].append(row[k] if k < len(row) else "")
+    if count == len(result) + 1:
+        for k in text:  # (rtcosim's units row)
+            del cells[k][0]
+    elif count != len(result):
+        warnings.warn(f"{path}: {len(text)} text columns left out "
+                      "(their rows could not be matched to the numbers')")
+        return result
+    dtype = [("time", np.float64)]
+    for k, name in enumerate(header):
+        if k > 0 and (name in numeric or k in cells):
+            dtype.append((name, result.dtype[name] if name in numeric else object))
+    out = np.zeros(len(result), dtype=dtype)
+    out["time"] = result["time"]
+    for k, name in enumerate(header):
+        if k > 0 and name in numeric:
+            out[name] = result[name]
+        elif k in cells:
+            out[name] = cells[k]
+    return Result(out, result.units, result.descriptions, result.parameters)

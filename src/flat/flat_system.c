@@ -7,8 +7,8 @@
 #include <time.h>
 
 #include "flat_internal.h"
+#include "plot/plot_internal.h"
 #include "rtcosim/clock.h"
-#include "rtcosim/csv.h"
 #include "rtcosim/estimate.h"
 #include "rtcosim/master.h"
 #include "rtcosim/system.h"
@@ -78,44 +78,45 @@ static rtcosim_status describe_columns(rtcosim_rows *rows, const rtcosim_master 
     return st;
 }
 
-static bool every_column_text(void *context, const char *name)
-{
-    (void)context, (void)name;
-    return true; /* results may hold nan and inf, which the numeric reader refuses */
-}
-
 /* A table without rows whose columns are those of the real-time run's CSV,
- * with their units and descriptions: from a master built (not initialized)
- * observing them. Without units when that fails: the run itself succeeded. */
+ * with their types, units and descriptions: from a master built (not
+ * initialized) observing them. Without them (all Float64, no units) when that
+ * fails: the run itself succeeded. */
 static rtcosim_status described_empty_rows(const rtcosim_system_desc *desc,
                                            const rtcosim_system_build_options *build,
                                            const char *csv_path, rtcosim_rows **out,
                                            rtcosim_error *err)
 {
-    rtcosim_csv *table = NULL;
+    plot_table *table = NULL; /* the header's names only: a long run's file is not read */
     rtcosim_master *m = NULL;
-    if (!csv_path || rtcosim_csv_read_file_text(csv_path, every_column_text, NULL, &table, NULL) !=
-                         RTCOSIM_OK)
+    if (!csv_path || plot_csv_read_names(csv_path, &table, NULL) != RTCOSIM_OK)
         return rtcosim_rows_create(NULL, NULL, 0, out, err);
-    size_t n = rtcosim_csv_column_count(table);
+    size_t n = table->column_count;
     const char **names = calloc(n + 1, sizeof *names);
     rtcosim_type *types = calloc(n + 1, sizeof *types);
     rtcosim_status st = names && types ? RTCOSIM_OK
                                        : rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
-        names[i] = rtcosim_csv_column_name(table, i);
+        names[i] = table->columns[i].name;
         types[i] = RTCOSIM_TYPE_FLOAT64;
     }
     rtcosim_system_build_options observing = *build;
     observing.observe = names;
     observing.observe_count = n;
-    if (st == RTCOSIM_OK && (st = rtcosim_rows_create(names, types, n, out, err)) == RTCOSIM_OK &&
-        rtcosim_system_build_master(desc, &observing, &m, NULL) == RTCOSIM_OK)
+    if (st == RTCOSIM_OK && rtcosim_system_build_master(desc, &observing, &m, NULL) != RTCOSIM_OK)
+        m = NULL;
+    /* String and Binary columns typed as such, so that a binding reads their
+     * cells as text ("12", Binary "0102" look like numbers) */
+    for (size_t j = 0; st == RTCOSIM_OK && m && j < rtcosim_master_text_observed_count(m); j++)
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(names[i], rtcosim_master_text_observed_name(m, j)) == 0)
+                types[i] = rtcosim_master_text_observed_type(m, j);
+    if (st == RTCOSIM_OK && (st = rtcosim_rows_create(names, types, n, out, err)) == RTCOSIM_OK && m)
         st = describe_columns(*out, m, err);
     free(names);
     free(types);
     rtcosim_master_free(m);
-    rtcosim_csv_free(table);
+    plot_table_free(table);
     return st;
 }
 

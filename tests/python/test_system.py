@@ -190,6 +190,26 @@ def test_string_and_binary_connections(tmpdir_private):
                                                b"\x01\x02\x03\x04"]
 
 
+def test_real_time_results_hold_string_and_binary_outputs(tmpdir_private):
+    """The same connections paced (at 20 times real time): the results, which the
+    run writes to a CSV that the package reads back with the library's reader,
+    give the Strings as str and the Binary values as bytes, as run() does (the
+    rows were read as floats in Python before, which a String cell broke)."""
+    ssd = _fmu_system(os.path.join(tmpdir_private, "links.ssd"),
+                      {"s": "Strings-fmi1.fmu", "n": "Notes-fmi3.fmu", "f": "Feedthrough-fmi3.fmu"},
+                      [("s", "Steps_output", "f", "String_input"),
+                       ("n", "trail", "f", "Binary_input")],
+                      'stepSize="0.5" order="gauss-seidel"')
+    result, stats = rtcosim.System(ssd).run_real_time(stop_time=2, rt_factor=20,
+                                                      output=["f.String_output",
+                                                              "f.Binary_output"])
+    assert stats["frames"] == 4 and stats["rows_written"] == 5
+    assert list(result["time"]) == [0, 0.5, 1, 1.5, 2]
+    assert list(result["f.String_output"]) == ["", "ab", "abab", "ababab", "abababab"]
+    assert list(result["f.Binary_output"]) == [b"", b"\x01", b"\x01\x02", b"\x01\x02\x03",
+                                               b"\x01\x02\x03\x04"]
+
+
 def test_run_records_string_and_binary_outputs(cli, tmpdir_private):
     """`rtcosim run` results hold String (quoted) and Binary (hex, as fmusim
     writes it) outputs after the numeric ones, read from the components:
