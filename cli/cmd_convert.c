@@ -93,8 +93,12 @@ static int run_convert(int argc, char **argv)
         cli_signals_restore();
         if (st == RTCOSIM_ECANCELED && stats.stopped) {
             int signo = atomic_load(&cli_stop_signal);
-            fprintf(stderr, "rtcosim: convert: ended by %s after %zu rows: %s holds them\n",
-                    cli_signal_name(signo), stats.rows, files[1]);
+            if (stats.rows == 0) /* (in the input's first reading: OUT not touched) */
+                fprintf(stderr, "rtcosim: convert: ended by %s while reading %s: nothing "
+                        "written\n", cli_signal_name(signo), files[0]);
+            else
+                fprintf(stderr, "rtcosim: convert: ended by %s after %zu rows: %s holds them\n",
+                        cli_signal_name(signo), stats.rows, files[1]);
             rc = cli_signal_exit_code(signo);
         } else if (st != RTCOSIM_OK) {
             rc = cli_fail_error(&err);

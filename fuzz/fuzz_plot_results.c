@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the kinds-only scan (rtcosim convert's first pass): the same verdict,
      * and the same rows, names, units and text columns without values */
     plot_table *kinds = NULL;
-    rtcosim_status kinds_st = plot_csv_read_kinds(path, &select, &kinds, &err);
+    rtcosim_status kinds_st = plot_csv_read_kinds(path, &select, NULL, NULL, &kinds, &err);
     if ((kinds_st == RTCOSIM_OK) != (st == RTCOSIM_OK))
         differ("kinds: success or failure");
     if (kinds_st == RTCOSIM_OK) {

@@ -318,6 +318,8 @@ typedef struct table_sink {
     const char *path;
     const result_select *select;
     bool kinds_only;  /* no values kept: rows counted, cells classified (plot_csv_read_kinds) */
+    bool (*stop)(void *context); /* kinds_only: asked every 4096 rows; NULL: never */
+    void *stop_context;
     plot_table *t;
     size_t count;     /* columns of the file, besides the first */
     ptrdiff_t *keep;  /* per column of the file: its column in t, or -1 */
@@ -374,7 +376,8 @@ static rtcosim_status table_row(void *context, double time, char *const *cells, 
     plot_table *t = k->t;
     if (k->kinds_only) {
         (void)time;
-        t->rows++;
+        if (++t->rows % 4096 == 0 && k->stop && k->stop(k->stop_context))
+            return RTCOSIM_ECANCELED; /* (the caller asked: no message) */
         for (size_t c = 0; c < k->count; c++) {
             ptrdiff_t i = k->keep[c];
             double scratch;
@@ -403,11 +406,12 @@ static rtcosim_status table_row(void *context, double time, char *const *cells, 
 }
 
 static rtcosim_status read_table(const char *path, const result_select *select, bool header_only,
-                                 bool kinds_only, plot_table **out, rtcosim_error *err)
+                                 bool kinds_only, bool (*stop)(void *), void *stop_context,
+                                 plot_table **out, rtcosim_error *err)
 {
     *out = NULL;
-    table_sink k = {.path = path, .select = select, .kinds_only = kinds_only,
-                    .t = calloc(1, sizeof *k.t)};
+    table_sink k = {.path = path, .select = select, .kinds_only = kinds_only, .stop = stop,
+                    .stop_context = stop_context, .t = calloc(1, sizeof *k.t)};
     if (!k.t || !(k.t->path = strdup(path))) {
         result_table_free(k.t);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
@@ -447,16 +451,17 @@ static rtcosim_status read_table(const char *path, const result_select *select, 
 rtcosim_status plot_csv_read(const char *path, const result_select *select, plot_table **out,
                              rtcosim_error *err)
 {
-    return read_table(path, select, false, false, out, err);
+    return read_table(path, select, false, false, NULL, NULL, out, err);
 }
 
 rtcosim_status plot_csv_read_names(const char *path, plot_table **out, rtcosim_error *err)
 {
-    return read_table(path, NULL, true, false, out, err);
+    return read_table(path, NULL, true, false, NULL, NULL, out, err);
 }
 
 rtcosim_status plot_csv_read_kinds(const char *path, const result_select *select,
+                                   bool (*stop)(void *context), void *stop_context,
                                    plot_table **out, rtcosim_error *err)
 {
-    return read_table(path, select, false, true, out, err);
+    return read_table(path, select, false, true, stop, stop_context, out, err);
 }

@@ -88,9 +88,12 @@ rtcosim_status plot_csv_read_names(const char *path, plot_table **out, rtcosim_e
 /* The columns `s` names (all: NULL) of a results CSV as plot_csv_read gives
  * them (names, units, which are text) and how many rows it has, by a scan
  * that keeps no value: `rows` is the count, `time` and every `values` NULL
- * (for a reader that takes the rows in a second scan: rtcosim convert). */
-rtcosim_status plot_csv_read_kinds(const char *path, const result_select *s, plot_table **out,
-                                   rtcosim_error *err);
+ * (for a reader that takes the rows in a second scan: rtcosim convert). stop
+ * (NULL: never) is asked every 4096 rows: true ends the scan with
+ * RTCOSIM_ECANCELED and no table. */
+rtcosim_status plot_csv_read_kinds(const char *path, const result_select *s,
+                                   bool (*stop)(void *context), void *stop_context,
+                                   plot_table **out, rtcosim_error *err);
 /* Whether `path` is read as a CSV a line at a time (plot_path_is_csv, and
  * RTCOSIM_CSV_WHOLE=1 not asking for the whole-file reference reader). */
 bool plot_csv_streams(const char *path);

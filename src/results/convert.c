@@ -105,9 +105,12 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
     /* a CSV is read twice a line at a time (its columns and which are text,
      * then its rows straight into the recorder): no whole file held */
     bool scan = plot_csv_streams(in);
-    if ((st = scan ? plot_csv_read_kinds(in, &sel, &t, err)
-                   : plot_table_read_select(in, &sel, &t, err)) != RTCOSIM_OK)
+    if ((st = scan ? plot_csv_read_kinds(in, &sel, o->stop, o->stop_context, &t, err)
+                   : plot_table_read_select(in, &sel, &t, err)) != RTCOSIM_OK) {
+        if (st == RTCOSIM_ECANCELED && scan && stats)
+            stats->stopped = true; /* (in the first pass: nothing written) */
         return st;
+    }
     for (size_t i = 0; i < o->variable_count && st == RTCOSIM_OK; i++)
         if (result_table_find(t, o->variables[i]) < 0) {
             char near[160];

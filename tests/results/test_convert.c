@@ -1,6 +1,7 @@
 /* rtcosim_results_convert through the C API: a stop asked for ends the
- * conversion at its next look (every 4096 rows) with exactly the rows so far
- * in OUT and RTCOSIM_ECANCELED; without one every row of the window, the
+ * conversion at its next look (every 4096 rows: of the CSV's first reading,
+ * then of the rows written) with exactly the rows so far in OUT (none, and no
+ * OUT, in the first reading) and RTCOSIM_ECANCELED; without one every row of the window, the
  * named variables only, in their order; a failure leaves no OUT. Truth: a
  * CSV written here, x = k and y = -2k in row k at k ms. */
 #include <math.h>
@@ -63,12 +64,11 @@ static size_t check_rows(const char *path, bool units, int first_x, bool only_y)
     return n;
 }
 
-static int looks;
+static int looks, stop_at_look;
 static bool stop_at_once(void *context)
 {
     (void)context;
-    looks++;
-    return true;
+    return ++looks >= stop_at_look;
 }
 
 static void a_stop_keeps_the_rows_so_far(void **state)
@@ -80,10 +80,20 @@ static void a_stop_keeps_the_rows_so_far(void **state)
                                          .stop = stop_at_once};
     rtcosim_results_convert_stats stats;
     rtcosim_error err;
-    looks = 0;
+    /* asked at once: in the CSV's first reading (its columns, every 4096
+     * rows), nothing written, OUT not made */
+    looks = 0, stop_at_look = 1;
     assert_int_equal(rtcosim_results_convert(in, out, &o, &stats, &err), RTCOSIM_ECANCELED);
     assert_true(stats.stopped);
     assert_int_equal(looks, 1);
+    assert_int_equal(stats.rows, 0);
+    assert_int_not_equal(access(out, F_OK), 0);
+    /* past the first reading (two looks in its 10 000 rows): the rows
+     * written when the recorder's turn asks */
+    looks = 0, stop_at_look = 3;
+    assert_int_equal(rtcosim_results_convert(in, out, &o, &stats, &err), RTCOSIM_ECANCELED);
+    assert_true(stats.stopped);
+    assert_int_equal(looks, 3);
     assert_int_equal(stats.rows, 4096);
     assert_int_equal(check_rows(out, true, 0, false), 4096);
     /* no stop: every row */
