@@ -41,6 +41,12 @@ size_t rtcosim_rows_stat_count(const rtcosim_rows *r);
 const char *rtcosim_rows_stat_name(const rtcosim_rows *r, size_t index);
 double rtcosim_rows_stat_value(const rtcosim_rows *r, size_t index);
 void rtcosim_rows_free(rtcosim_rows *r); /* NULL is a no-op */
+/* The rows from `row` on will not be read again: the whole pages of the
+ * times and cells that hold only those rows are given back to the system
+ * (their values then undefined), so that a binding copying the rows out a
+ * block at a time from the end holds them about once. Nothing is given back
+ * when a column is String or Binary (its cells point to copies). */
+void rtcosim_rows_release_rows(rtcosim_rows *r, size_t row);
 
 /* Progress: the fraction of the simulated interval done and the time
  * reached, called when the whole percent reached grew: at most once per

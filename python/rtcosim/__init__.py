@@ -36,7 +36,8 @@ from ._lib import (LOG_HANDLER, PROGRESS, STEP_FINISHED, Error, ErrorStruct, Fmu
                    SimulateOptions, SystemOptions, Value, lib)
 from ._lib import strings as _strings
 from ._keywords import checked_keywords as _checked_keywords
-from ._results import Result, _with_text_columns, plot_result, read_result, write_result
+from ._results import (_COPY_ROWS, Result, _with_text_columns, plot_result, read_result,
+                       write_result)
 from ._can import CanLog, iter_can_log, read_can_log, read_isotp
 
 __all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu", "Result",
@@ -291,8 +292,7 @@ def _take_rows(handle):
         result = np.zeros(n, dtype=dtype)
         if n:
             times = np.ctypeslib.as_array(lib.rtcosim_rows_times(handle), (n,))
-            # Correctly rounded ns / 1e9: the value the CSV's exact decimal time reads back to.
-            result["time"] = times / 1e9
+            cells = None
             if columns:
                 address = ctypes.cast(lib.rtcosim_rows_values(handle), ctypes.c_void_p).value
                 raw = (ctypes.c_char * (n * columns * _VALUE.itemsize)).from_address(address)
@@ -305,8 +305,21 @@ def _take_rows(handle):
                         result[name] = [ctypes.string_at(values[k * columns + i].bin.data,
                                                          values[k * columns + i].bin.size)
                                         for k in range(n)]
-                    else:
-                        result[name] = cells[:, i][_TYPES[t][1]].astype(_TYPES[t][0])
+            # The numbers a block of rows at a time from the end, each block's pages of the
+            # cells given back once copied (none with text columns: their cells point to
+            # copies): a long run's rows are held about once, not as cells and array both.
+            numeric = [(i, name, t) for i, (name, t) in enumerate(zip(names, types))
+                       if t not in (_STRING, _BINARY)]
+            fields = [(result[name], _TYPES[t]) for _, name, t in numeric]
+            end = n
+            while end > 0:
+                start = max(0, end - _COPY_ROWS)
+                # (correctly rounded ns / 1e9: what the CSV's exact decimal time reads back to)
+                result["time"][start:end] = times[start:end] / 1e9
+                for (i, _, _), (field, (kind, member)) in zip(numeric, fields):
+                    field[start:end] = cells[start:end, i][member].astype(kind)
+                lib.rtcosim_rows_release_rows(handle, start)
+                end = start
         stats = Statistics()
         for i in range(lib.rtcosim_rows_stat_count(handle)):
             name = lib.rtcosim_rows_stat_name(handle, i).decode()

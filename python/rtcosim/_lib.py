@@ -234,6 +234,7 @@ _SIGNATURES = {
     "rtcosim_rows_stat_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
     "rtcosim_rows_stat_value": (ctypes.c_double, [_P, ctypes.c_size_t]),
     "rtcosim_rows_free": (None, [_P]),
+    "rtcosim_rows_release_rows": (None, [_P, ctypes.c_size_t]),
     "rtcosim_log_set_handler": (None, [LOG_HANDLER, ctypes.c_void_p]),
     "rtcosim_example_fmu_path": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p,
                                                 ctypes.c_size_t, _E]),

@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "flat_internal.h"
 #include "plot/plot_internal.h"
@@ -64,18 +62,11 @@ const double *rtcosim_result_columns_values(const rtcosim_result_columns *c, siz
     return c && column < c->count ? c->t->columns[c->cols[column]].values : NULL;
 }
 
-/* The whole pages of values[row..rows) given back (MADV_DONTNEED: they read
- * as zeros if touched again; the block stays allocated, so free() is still
- * right, and no page that holds anything outside the range is touched). */
+/* The whole pages of values[row..rows) given back. */
 static void release_tail(double *values, size_t row, size_t rows)
 {
-    if (!values || row >= rows)
-        return;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t from = ((uintptr_t)(values + row) + page - 1) & ~(page - 1);
-    uintptr_t to = (uintptr_t)(values + rows) & ~(page - 1);
-    if (to > from)
-        (void)madvise((void *)from, to - from, MADV_DONTNEED);
+    if (values && row < rows)
+        flat_release_pages(values + row, values + rows);
 }
 
 void rtcosim_result_columns_release_rows(rtcosim_result_columns *c, size_t row)

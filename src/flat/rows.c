@@ -5,8 +5,11 @@
  * amortized O(columns); this table serves scripting, not the real-time path. */
 #include "flat_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 rtcosim_status rtcosim_rows_create(const char *const *names, const rtcosim_type *types,
                                    size_t columns, rtcosim_rows **out, rtcosim_error *err)
@@ -131,6 +134,28 @@ const char *rtcosim_rows_stat_name(const rtcosim_rows *r, size_t index)
 double rtcosim_rows_stat_value(const rtcosim_rows *r, size_t index)
 {
     return index < r->stat_count ? r->stat_values[index] : 0;
+}
+
+void flat_release_pages(void *from, void *to)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+    if (from && b > a)
+        (void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+void rtcosim_rows_release_rows(rtcosim_rows *r, size_t row)
+{
+    if (!r || row >= (r->released ? r->released_from : r->count))
+        return;
+    for (size_t i = 0; i < r->columns; i++)
+        if (r->types[i] == RTCOSIM_TYPE_STRING || r->types[i] == RTCOSIM_TYPE_BINARY)
+            return; /* (their cells point to copies that rtcosim_rows_free frees) */
+    size_t end = r->released ? r->released_from : r->count;
+    flat_release_pages(r->times + row, r->times + end);
+    flat_release_pages(r->values + row * r->columns, r->values + end * r->columns);
+    r->released = true;
+    r->released_from = row;
 }
 
 void rtcosim_rows_free(rtcosim_rows *r)
