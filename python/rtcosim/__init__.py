@@ -339,8 +339,7 @@ def _take_rows(handle):
         result = Result(result, units, descriptions, parameters)
         # (which fields are String and Binary, for a reader of the same columns' text:
         # run_real_time)
-        result._text_fields = [m for m, t in zip(names, types) if t in (_STRING, _BINARY)]
-        result._binary_fields = [m for m, t in zip(names, types) if t == _BINARY]
+        result._text_types = {m: t for m, t in zip(names, types) if t in (_STRING, _BINARY)}
         return result, stats
     finally:
         lib.rtcosim_rows_free(handle)
@@ -792,11 +791,11 @@ class System:
             # (the library's reader: a long run's rows as arrays, text columns as str;
             # Binary ones, hex in the file as fmusim writes them, back to bytes as run() gives)
             result = read_result(path)
-            text = getattr(described, "_text_fields", [])
+            text = getattr(described, "_text_types", {})
             if text:  # (their cells as written, even those that look like numbers)
                 result = _with_text_columns(result, path, None, text)
-            for name in getattr(described, "_binary_fields", ()):
-                if name in result.dtype.names:
+            for name, t in text.items():
+                if t == _BINARY and name in result.dtype.names:
                     result[name] = [bytes.fromhex(x) for x in result[name]]
         return Result(result, described.units, described.descriptions,
                       described.parameters), self.statistics

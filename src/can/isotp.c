@@ -319,20 +319,12 @@ rtcosim_status rtcosim_isotp_reassemble(const rtcosim_can_log *log, const rtcosi
     return RTCOSIM_OK;
 }
 
-typedef struct isotp_feed {
-    rtcosim_isotp_stream *stream;
-    bool ok;
-} isotp_feed;
-
-static rtcosim_status feed_frame(void *context, const rtcosim_can_log *log,
+static rtcosim_status feed_frame(void *stream, const rtcosim_can_log *log,
                                  const rtcosim_can_log_record *r, rtcosim_error *err)
 {
-    isotp_feed *f = context;
-    if (!rtcosim_isotp_add(f->stream, r, rtcosim_can_log_count(log) - 1)) {
-        f->ok = false;
+    if (!rtcosim_isotp_add(stream, r, rtcosim_can_log_count(log) - 1))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reassembling ISO-TP "
                                  "transfers");
-    }
     return RTCOSIM_OK;
 }
 
@@ -341,11 +333,11 @@ rtcosim_status rtcosim_isotp_reassemble_file(const char *path, const rtcosim_iso
                                              rtcosim_can_log **log, rtcosim_error *err)
 {
     *log = NULL;
-    isotp_feed f = {rtcosim_isotp_begin(ids, id_count, out), true};
-    if (!f.stream)
+    rtcosim_isotp_stream *stream = rtcosim_isotp_begin(ids, id_count, out);
+    if (!stream)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    rtcosim_status st = rtcosim_can_log_scan(path, feed_frame, &f, log, err);
-    rtcosim_isotp_end(f.stream);
+    rtcosim_status st = rtcosim_can_log_scan(path, feed_frame, stream, log, err);
+    rtcosim_isotp_end(stream);
     if (st != RTCOSIM_OK) {
         rtcosim_isotp_free(out);
         rtcosim_can_log_free(*log);

@@ -8,6 +8,7 @@
  * back by copying it. The frames it sends are kept in 24 bytes each and
  * their data bytes (a log's record takes 96): a log file is read a frame at
  * a time (rtcosim_can_log_scan) into them, never whole. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,7 @@
  * replay's arena. */
 typedef struct replay_frame {
     rtcosim_time_ns request; /* before the origin is taken off: the log's time less the duration */
-    uint64_t data_at;        /* offset of its data in `data`: rises in log order */
+    uint64_t data_at;        /* offset of its data in `data` */
     uint32_t id;
     uint8_t size, format, flags;
     bool extended;
@@ -39,6 +40,7 @@ struct rtcosim_can_replay {
     /* while the log is read */
     const char *log_name, *log_bus; /* log_bus NULL: the log's only bus, index 0 */
     uint32_t bus_index;
+    size_t buses_looked_at; /* the log's bus names compared with log_bus so far */
     bool bus_known, first_seen;
     rtcosim_time_ns first_time;
 };
@@ -82,13 +84,48 @@ static const rtcosim_lp_model replay_model = {
     .state_size = sizeof(size_t),
 };
 
-/* Request time, then log order (logs are nearly always in order already). */
-static int by_request(const void *a, const void *b)
+/* Request time, then log order: frames are indices into ctx's frames. */
+static int by_request(const void *a, const void *b, void *ctx)
 {
-    const replay_frame *x = a, *y = b;
-    if (x->request != y->request)
-        return x->request < y->request ? -1 : 1;
-    return (x->data_at > y->data_at) - (x->data_at < y->data_at);
+    const replay_frame *f = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (f[x].request != f[y].request)
+        return f[x].request < f[y].request ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* The frames by request time, log order among equal ones: their indices
+ * sorted, then the frames moved in place along the permutation's cycles (4
+ * bytes a frame besides them). Logs in request order (most) move nothing. */
+static bool sort_frames(rtcosim_can_replay *r)
+{
+    size_t k = 1, n = r->count;
+    while (k < n && r->frames[k].request >= r->frames[k - 1].request)
+        k++;
+    if (k >= n)
+        return true;
+    uint32_t *order = malloc(n * sizeof *order);
+    if (!order)
+        return false;
+    for (k = 0; k < n; k++)
+        order[k] = (uint32_t)k;
+    qsort_r(order, n, sizeof *order, by_request, r->frames);
+    for (size_t i = 0; i < n; i++) { /* frames[j] takes frames[order[j]]; done: order[j] = j */
+        if (order[i] == i)
+            continue;
+        replay_frame first = r->frames[i];
+        size_t j = i;
+        while (order[j] != i) {
+            size_t from = order[j];
+            r->frames[j] = r->frames[from];
+            order[j] = (uint32_t)j;
+            j = from;
+        }
+        r->frames[j] = first;
+        order[j] = (uint32_t)j;
+    }
+    free(order);
+    return true;
 }
 
 /* One record of the log: kept when it is of the replayed bus and sent. */
@@ -102,9 +139,9 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
     }
     if (!r->bus_known) { /* the named bus: its index once the log has named it */
         size_t n = rtcosim_can_log_bus_count(log);
-        for (size_t b = 0; b < n && !r->bus_known; b++)
-            if (strcmp(rtcosim_can_log_bus_name(log, b), r->log_bus) == 0) {
-                r->bus_index = (uint32_t)b;
+        for (; r->buses_looked_at < n && !r->bus_known; r->buses_looked_at++)
+            if (strcmp(rtcosim_can_log_bus_name(log, r->buses_looked_at), r->log_bus) == 0) {
+                r->bus_index = (uint32_t)r->buses_looked_at;
                 r->bus_known = true;
             }
         if (!r->bus_known)
@@ -120,6 +157,9 @@ static rtcosim_status take(void *context, const rtcosim_can_log *log,
         r->stats.own_skipped++;
         return RTCOSIM_OK;
     }
+    if (r->count == UINT32_MAX) /* (frames are sorted by 32-bit index) */
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: more than %u frames to replay",
+                                 r->log_name, UINT32_MAX - 1u);
     /* (the arena room for one byte past the frame's: allocated even when no
      * frame has bytes, since every frame's data points into it) */
     if (!util_array_reserve(&r->frames, r->count, &r->capacity, sizeof *r->frames, 4096) ||
@@ -191,7 +231,11 @@ static rtcosim_status replay_finish(rtcosim_events *sim, rtcosim_can_replay *r,
     }
     r->stats.frames = r->count;
     r->stats.xl_skipped = rtcosim_can_log_xl_count(log);
-    qsort(r->frames, r->count, sizeof *r->frames, by_request);
+    if (!sort_frames(r)) {
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", r->log_name);
+        rtcosim_can_replay_free(r);
+        return st;
+    }
     /* what the run reads: no room beyond it */
     if (r->count < r->capacity && r->count) {
         replay_frame *f = realloc(r->frames, r->count * sizeof *f);

@@ -21,15 +21,9 @@ struct rtcosim_rows {
     size_t stat_count;
     char stat_names[RTCOSIM_ROWS_MAX_STATS][40];
     double stat_values[RTCOSIM_ROWS_MAX_STATS];
-    bool released;        /* rows from released_from on given back (rtcosim_rows_release_rows) */
-    size_t released_from;
+    size_t released_from; /* rows from here on given back (rtcosim_rows_release_rows); SIZE_MAX: none */
 };
 
-/* The whole pages inside [from, to) given back to the system
- * (MADV_DONTNEED: they read as zeros if touched again; the block they are in
- * stays allocated, so free() is still right, and no page holding anything
- * outside the range is touched). */
-void flat_release_pages(void *from, void *to);
 
 rtcosim_status rtcosim_rows_create(const char *const *names, const rtcosim_type *types,
                                    size_t columns, rtcosim_rows **out, rtcosim_error *err);

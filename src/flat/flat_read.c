@@ -16,6 +16,7 @@
 #include "flat_internal.h"
 #include "plot/plot_internal.h"
 #include "rtcosim/flat.h"
+#include "util/pages.h"
 
 struct rtcosim_result_columns {
     plot_table *t;
@@ -62,20 +63,14 @@ const double *rtcosim_result_columns_values(const rtcosim_result_columns *c, siz
     return c && column < c->count ? c->t->columns[c->cols[column]].values : NULL;
 }
 
-/* The whole pages of values[row..rows) given back. */
-static void release_tail(double *values, size_t row, size_t rows)
-{
-    if (values && row < rows)
-        flat_release_pages(values + row, values + rows);
-}
-
 void rtcosim_result_columns_release_rows(rtcosim_result_columns *c, size_t row)
 {
     if (!c || row >= c->released)
         return;
-    release_tail(c->t->time, row, c->released);
+    util_release_pages(c->t->time + row, c->t->time + c->released);
     for (size_t i = 0; i < c->count; i++)
-        release_tail(c->t->columns[c->cols[i]].values, row, c->released);
+        util_release_pages(c->t->columns[c->cols[i]].values + row,
+                           c->t->columns[c->cols[i]].values + c->released);
     c->released = row;
 }
 

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+
+#include "util/pages.h"
 
 rtcosim_status rtcosim_rows_create(const char *const *names, const rtcosim_type *types,
                                    size_t columns, rtcosim_rows **out, rtcosim_error *err)
@@ -19,6 +19,7 @@ rtcosim_status rtcosim_rows_create(const char *const *names, const rtcosim_type 
     if (!r)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for the results");
     r->columns = columns;
+    r->released_from = SIZE_MAX;
     r->names = calloc(columns + 1, sizeof *r->names);
     r->types = calloc(columns + 1, sizeof *r->types);
     r->units = calloc(columns + 1, sizeof *r->units);
@@ -136,25 +137,16 @@ double rtcosim_rows_stat_value(const rtcosim_rows *r, size_t index)
     return index < r->stat_count ? r->stat_values[index] : 0;
 }
 
-void flat_release_pages(void *from, void *to)
-{
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
-    if (from && b > a)
-        (void)madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
 void rtcosim_rows_release_rows(rtcosim_rows *r, size_t row)
 {
-    if (!r || row >= (r->released ? r->released_from : r->count))
+    size_t end = r && r->released_from < r->count ? r->released_from : r ? r->count : 0;
+    if (row >= end)
         return;
     for (size_t i = 0; i < r->columns; i++)
         if (r->types[i] == RTCOSIM_TYPE_STRING || r->types[i] == RTCOSIM_TYPE_BINARY)
             return; /* (their cells point to copies that rtcosim_rows_free frees) */
-    size_t end = r->released ? r->released_from : r->count;
-    flat_release_pages(r->times + row, r->times + end);
-    flat_release_pages(r->values + row * r->columns, r->values + end * r->columns);
-    r->released = true;
+    util_release_pages(r->times + row, r->times + end);
+    util_release_pages(r->values + row * r->columns, r->values + end * r->columns);
     r->released_from = row;
 }
 

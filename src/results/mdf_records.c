@@ -8,11 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "results/mdf_read_internal.h"
 #include "util/le.h"
+#include "util/pages.h"
 
 rtcosim_status mdf_seq_open(mdf_seq *s, rd *r, uint64_t link)
 {
@@ -48,15 +47,9 @@ void mdf_seq_free(mdf_seq *s)
  * would hold the file; needed again, they come back from the page cache. */
 static void give_back(mdf_seq *s, size_t upto)
 {
-    static size_t page;
     if (!s->r->mapped || !s->plain || upto <= s->given)
         return;
-    if (!page)
-        page = (size_t)sysconf(_SC_PAGESIZE);
-    uintptr_t from = ((uintptr_t)(s->cur + s->given) + page - 1) / page * page,
-              to = (uintptr_t)(s->cur + upto) / page * page;
-    if (to > from)
-        madvise((void *)from, to - from, MADV_DONTNEED);
+    util_release_pages(s->cur + s->given, s->cur + upto);
     s->given = upto;
 }
 

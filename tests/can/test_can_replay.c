@@ -210,6 +210,26 @@ static void a_log_of_two_buses_needs_one_named(void **state)
     assert_int_equal(g.end[0], 200000000);
 }
 
+/* A log out of time order is played in the order of its frames' times, each
+ * ending where the log says. */
+static void a_log_out_of_order_plays_in_time_order(void **state)
+{
+    from_file = *state != NULL;
+    const char *text = "(0.300000) can0 0C9#\n(0.100000) can0 0C8#\n(0.200000) can0 0CA#\n";
+    got g;
+    rtcosim_can_replay_stats s;
+    rtcosim_error err;
+    if (run(text, NULL, -1, &g, &s, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(g.n, 3);
+    assert_int_equal(g.id[0], 0x0C8);
+    assert_int_equal(g.end[0], 100000000);
+    assert_int_equal(g.id[1], 0x0CA);
+    assert_int_equal(g.end[1], 200000000);
+    assert_int_equal(g.id[2], 0x0C9);
+    assert_int_equal(g.end[2], 300000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +239,8 @@ int main(void)
         cmocka_unit_test_prestate(a_candump_log_replays_at_its_times, (void *)1),
         cmocka_unit_test_prestate(an_asc_log_arbitrates_with_the_live_nodes, (void *)1),
         cmocka_unit_test_prestate(a_log_of_two_buses_needs_one_named, (void *)1),
+        cmocka_unit_test(a_log_out_of_order_plays_in_time_order),
+        cmocka_unit_test_prestate(a_log_out_of_order_plays_in_time_order, (void *)1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
