@@ -36,8 +36,8 @@ from ._lib import (LOG_HANDLER, PROGRESS, STEP_FINISHED, Error, ErrorStruct, Fmu
                    SimulateOptions, SystemOptions, Value, lib)
 from ._lib import strings as _strings
 from ._keywords import checked_keywords as _checked_keywords
-from ._results import (_COPY_ROWS, Result, _with_text_columns, plot_result, read_result,
-                       write_result)
+from ._results import Result, _with_text_columns, plot_result, read_result, write_result
+from ._results import blocks_from_end as _blocks_from_end
 from ._can import CanLog, iter_can_log, read_can_log, read_isotp
 
 __all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu", "Result",
@@ -311,15 +311,12 @@ def _take_rows(handle):
             numeric = [(i, name, t) for i, (name, t) in enumerate(zip(names, types))
                        if t not in (_STRING, _BINARY)]
             fields = [(result[name], _TYPES[t]) for _, name, t in numeric]
-            end = n
-            while end > 0:
-                start = max(0, end - _COPY_ROWS)
+            for start, end in _blocks_from_end(n):
                 # (correctly rounded ns / 1e9: what the CSV's exact decimal time reads back to)
                 result["time"][start:end] = times[start:end] / 1e9
                 for (i, _, _), (field, (kind, member)) in zip(numeric, fields):
                     field[start:end] = cells[start:end, i][member].astype(kind)
                 lib.rtcosim_rows_release_rows(handle, start)
-                end = start
         stats = Statistics()
         for i in range(lib.rtcosim_rows_stat_count(handle)):
             name = lib.rtcosim_rows_stat_name(handle, i).decode()

@@ -284,19 +284,26 @@ def _take_columns(handle):
             sources += [np.ctypeslib.as_array(lib.rtcosim_result_columns_values(handle, i), (n,))
                         for i in range(columns)]
             fields = [result["time"]] + [result[name] for name in names]
-            end = n
-            while end > 0:
-                start = max(0, end - _COPY_ROWS)
+            for start, end in blocks_from_end(n):
                 for field, source in zip(fields, sources):
                     field[start:end] = source[start:end]
                 lib.rtcosim_result_columns_release_rows(handle, start)
-                end = start
         return Result(result, units), lib.rtcosim_result_columns_text_left_out(handle)
     finally:
         lib.rtcosim_result_columns_free(handle)
 
 
 _COPY_ROWS = 1 << 16  # rows copied before their pages are given back (512 KiB a column)
+
+
+def blocks_from_end(n):
+    """(start, end) of blocks of _COPY_ROWS rows of n, the last block first: the order
+    in which a table's rows are copied out and their pages given back."""
+    end = n
+    while end > 0:
+        start = max(0, end - _COPY_ROWS)
+        yield start, end
+        end = start
 
 
 def _with_text_columns(result, path, variables=None, text_names=()):
