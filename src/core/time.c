@@ -2,6 +2,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,44 @@ rtcosim_status rtcosim_time_from_seconds(double seconds, rtcosim_time_ns *out,
     return RTCOSIM_OK;
 }
 
+/* Plain decimal text ([+-]digits[.digits], at most 9 fraction digits that
+ * are not zero, |t| <= 9.2e9 s) read digit by digit into ticks: exact at any
+ * magnitude (a double holds whole nanoseconds only below 2^53 ns, 104 days)
+ * and without strtod, which results files read once per row. Anything else
+ * (exponents, hex, finer fractions, out of range) is left to strtod. */
+static bool parse_plain(const char *p, rtcosim_time_ns *out)
+{
+    bool negative = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    uint64_t whole = 0, fraction = 0;
+    unsigned digits = 0, places = 0;
+    for (; *p >= '0' && *p <= '9'; p++, digits++)
+        if ((whole = whole * 10 + (uint64_t)(*p - '0')) > UINT64_C(9200000000))
+            return false;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+            if (places == 9) {
+                if (*p != '0')
+                    return false;
+                continue;
+            }
+            fraction = fraction * 10 + (uint64_t)(*p - '0');
+            places++;
+        }
+    if (!digits)
+        return false;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p)
+        return false;
+    static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000, 100000,
+                                       10000,      1000,      100,      10,      1};
+    uint64_t ticks = whole * UINT64_C(1000000000) + fraction * scale[places];
+    *out = negative ? -(rtcosim_time_ns)ticks : (rtcosim_time_ns)ticks;
+    return true;
+}
+
 rtcosim_status rtcosim_time_parse_seconds(const char *text, rtcosim_time_ns *out,
                                           rtcosim_error *err)
 {
@@ -31,6 +71,8 @@ rtcosim_status rtcosim_time_parse_seconds(const char *text, rtcosim_time_ns *out
     const char *p = text;
     while (isspace((unsigned char)*p))
         p++;
+    if (parse_plain(p, out))
+        return RTCOSIM_OK;
     errno = 0;
     char *end = NULL;
     double seconds = strtod(p, &end);

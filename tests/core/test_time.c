@@ -86,6 +86,56 @@ static void ticks_become_the_nearest_double(void **state)
         assert_true(rtcosim_time_to_seconds(t) + rtcosim_time_to_seconds(200000) <= stop);
 }
 
+/* Decimal text made from a tick count reads back to exactly that count, at
+ * every magnitude up to the 9.2e9 s limit (a double holds whole nanoseconds
+ * only below 2^53 ns), in the forms results files and options use: trailing
+ * zeros cut or added, a sign, spaces around. */
+static void decimal_text_reads_back_to_its_ticks(void **state)
+{
+    (void)state;
+    char text[80];
+    rtcosim_time_ns t, got;
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        t = (rtcosim_time_ns)(x % UINT64_C(9200000000000000001)) >> (x >> 58); /* all scales */
+        if (i & 1)
+            t = -t;
+        int64_t m = t < 0 ? -t : t;
+        int n = snprintf(text, sizeof text, "%s%" PRId64 ".%09" PRId64, t < 0 ? "-" : "",
+                         m / 1000000000, m % 1000000000);
+        if (i % 3 == 0) /* the shortest form: trailing zeros and a bare point cut */
+            while (text[n - 1] == '0' || text[n - 1] == '.')
+                if (text[--n] == '.') {
+                    text[n] = '\0';
+                    break;
+                } else {
+                    text[n] = '\0';
+                }
+        else if (i % 3 == 1) /* zeros past the nanosecond, spaces */
+            snprintf(text + n, sizeof text - (size_t)n, "000 ");
+        got = -1;
+        assert_int_equal(rtcosim_time_parse_seconds(text, &got, NULL), RTCOSIM_OK);
+        if (got != t)
+            fail_msg("'%s' read as %" PRId64 " ns, not %" PRId64, text, got, t);
+    }
+    assert_int_equal(rtcosim_time_parse_seconds(" +9200000000.000000000", &got, NULL),
+                     RTCOSIM_OK);
+    assert_true(got == INT64_C(9200000000000000000));
+    assert_int_equal(rtcosim_time_parse_seconds("9000000000.000000001", &got, NULL), RTCOSIM_OK);
+    assert_true(got == INT64_C(9000000000000000001)); /* a double would say ...000 or ...2048 */
+    assert_int_equal(rtcosim_time_parse_seconds(".5", &got, NULL), RTCOSIM_OK);
+    assert_true(got == 500000000);
+    assert_int_equal(rtcosim_time_parse_seconds("7.", &got, NULL), RTCOSIM_OK);
+    assert_true(got == INT64_C(7000000000));
+    /* still refused: past the range, finer than a tick, no digits */
+    assert_int_equal(rtcosim_time_parse_seconds("9200000001", &got, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds("0.0000000015", &got, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds("-", &got, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds(".", &got, NULL), RTCOSIM_EINVAL);
+    assert_int_equal(rtcosim_time_parse_seconds("1.5.", &got, NULL), RTCOSIM_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -94,6 +144,7 @@ int main(void)
         cmocka_unit_test(thousand_millisecond_steps_end_at_one_second),
         cmocka_unit_test(seconds_round_to_nearest_tick),
         cmocka_unit_test(ticks_become_the_nearest_double),
+        cmocka_unit_test(decimal_text_reads_back_to_its_ticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
