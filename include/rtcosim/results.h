@@ -129,7 +129,9 @@ rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stat
 
 /* Results formats by the path's extension: ".csv" (or none, e.g. /dev/stdout)
  * CSV; ".mat" the Modelica/Dymola result layout (MAT v4, binTrans); ".mf4"
- * ASAM MDF 4.10. MAT and MDF files are written at close from the CSV
+ * ASAM MDF 4.10. An MDF file is written as the run goes, a record per row
+ * (unfinalized until close, as loggers leave theirs: a run that dies keeps
+ * a file its readers take); a MAT file is written at close from the CSV
  * streamed to "<path>.csv.part" (kept with the rows if the run dies). Any
  * other extension is refused (EINVAL, naming it). */
 typedef enum rtcosim_results_format {

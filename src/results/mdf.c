@@ -1,7 +1,7 @@
 /* Results as an ASAM MDF 4.10 file (.mf4), the measurement format of
- * CANape, CANoe/CANalyzer, INCA, MDA and asammdf. As for MAT files the
- * recorder streams CSV and the CSV is read back at close (shortest
- * round-trip text: the values are the run's bit for bit). The file is
+ * CANape, CANoe/CANalyzer, INCA, MDA and asammdf, from a results CSV
+ * (`can decode -o`; the recorder writes its records as the run goes,
+ * mdf_stream.c, with the blocks built here). The file is
  * finalized and sorted: one data group with one channel group, no record
  * ids, one record per row: the time master channel (a little-endian IEEE
  * double), then one channel per numeric column in its variable's type
@@ -61,18 +61,6 @@ typedef struct stored {
     uint8_t dtype, bytes;
 } stored;
 
-/* A channel of `bytes` little-endian values of data type dtype at byte
- * `offset` of the record: its CN block's offset. */
-static uint64_t channel(mdf_buf *b, const char *name, const char *unit, const char *comment,
-                        bool master, uint32_t offset, uint8_t dtype, uint8_t bytes)
-{
-    const mdf_cn cn = {.name = name, .unit = unit, .comment = comment,
-                       .type = master ? 2 : 0, /* channel type: master or value */
-                       .sync = master ? 1 : 0, /* sync type: time */
-                       .dtype = dtype, .byte_offset = offset, .bits = 8u * bytes};
-    return mdf_channel(b, &cn);
-}
-
 /* Does a cell fit an integer column's type? (An empty cell, NaN, does
  * not.) A Float32 column's always does: its cells are the shortest text of
  * a float, which reads back to that float (an empty one to NaN). */
@@ -85,60 +73,93 @@ static bool cell_fits(double v, uint8_t dtype, uint8_t bytes)
     return v >= lo && v < hi && v == floor(v);
 }
 
+void mdf_storage_of(int type, uint8_t *dtype, uint8_t *bytes)
+{
+    *dtype = MDF_FLOAT, *bytes = 8;
+    switch (type) {
+    case RTCOSIM_TYPE_FLOAT32: *bytes = 4; break;
+    case RTCOSIM_TYPE_BOOLEAN:
+    case RTCOSIM_TYPE_CLOCK:
+    case RTCOSIM_TYPE_UINT8: *dtype = MDF_UNSIGNED, *bytes = 1; break;
+    case RTCOSIM_TYPE_UINT16: *dtype = MDF_UNSIGNED, *bytes = 2; break;
+    case RTCOSIM_TYPE_UINT32: *dtype = MDF_UNSIGNED, *bytes = 4; break;
+    case RTCOSIM_TYPE_UINT64: *dtype = MDF_UNSIGNED, *bytes = 8; break;
+    case RTCOSIM_TYPE_INT8: *dtype = MDF_SIGNED, *bytes = 1; break;
+    case RTCOSIM_TYPE_INT16: *dtype = MDF_SIGNED, *bytes = 2; break;
+    case RTCOSIM_TYPE_INT32: *dtype = MDF_SIGNED, *bytes = 4; break;
+    case RTCOSIM_TYPE_INT64: *dtype = MDF_SIGNED, *bytes = 8; break;
+    default: break;
+    }
+}
+
 /* The column's storage by its variable's type (meta may be NULL: double);
  * an integer column whose cells do not all fit is written as doubles (the
  * first pass over the rows says so). */
 static stored storage(size_t col, const rtcosim_column *meta)
 {
-    stored s = {col, MDF_FLOAT, 8};
-    switch (meta ? meta->type : RTCOSIM_TYPE_FLOAT64) {
-    case RTCOSIM_TYPE_FLOAT32: s.bytes = 4; break;
-    case RTCOSIM_TYPE_BOOLEAN:
-    case RTCOSIM_TYPE_CLOCK:
-    case RTCOSIM_TYPE_UINT8: s.dtype = MDF_UNSIGNED, s.bytes = 1; break;
-    case RTCOSIM_TYPE_UINT16: s.dtype = MDF_UNSIGNED, s.bytes = 2; break;
-    case RTCOSIM_TYPE_UINT32: s.dtype = MDF_UNSIGNED, s.bytes = 4; break;
-    case RTCOSIM_TYPE_UINT64: s.dtype = MDF_UNSIGNED, s.bytes = 8; break;
-    case RTCOSIM_TYPE_INT8: s.dtype = MDF_SIGNED, s.bytes = 1; break;
-    case RTCOSIM_TYPE_INT16: s.dtype = MDF_SIGNED, s.bytes = 2; break;
-    case RTCOSIM_TYPE_INT32: s.dtype = MDF_SIGNED, s.bytes = 4; break;
-    case RTCOSIM_TYPE_INT64: s.dtype = MDF_SIGNED, s.bytes = 8; break;
-    default: return s;
-    }
+    stored s = {.col = col};
+    mdf_storage_of(meta ? (int)meta->type : RTCOSIM_TYPE_FLOAT64, &s.dtype, &s.bytes);
     return s;
 }
 
-/* The metadata blocks of a file of `n` numeric columns (cols: their CSV
- * columns and storage) and `rows` records of `record` bytes; *dg_at the DG
- * block (its data link is set once the DT block's place is known). */
-static void metadata(mdf_buf *b, char *const *names, const rtcosim_column *columns,
-                     size_t column_count, const stored *cols, size_t n, size_t rows,
-                     size_t record, int64_t start_ns, uint64_t *dg_at)
+void mdf_results_metadata(mdf_buf *b, const mdf_column *cols, size_t n, uint64_t rows,
+                          uint32_t inval_bytes, int64_t start_ns, uint64_t *dg_at,
+                          uint64_t *cg_at)
 {
     mdf_identification(b);
     uint64_t hd = mdf_header(b, start_ns, "results of an rtcosim run");
     uint64_t dg = mdf_block(b, "DG", 4, 8);
     uint64_t cg = mdf_block(b, "CG", 6, 32);
+    mdf_cn time = {.name = "time", .unit = "s", .comment = "simulated time", .type = 2, .sync = 1,
+                   .dtype = MDF_FLOAT, .bits = 64}; /* the master channel: time */
+    uint64_t prev = mdf_channel(b, &time);
+    mdf_link(b, cg, 1, prev);
+    uint32_t offset = 8;
+    for (size_t i = 0; i < n; i++) {
+        const mdf_column *c = &cols[i];
+        mdf_cn cn = {.name = c->name, .unit = c->unit, .comment = c->comment,
+                     .dtype = c->dtype, .byte_offset = offset, .bits = 8u * c->bytes,
+                     .flags = c->inval_bit >= 0 ? 2 : 0,
+                     .inval_bit = c->inval_bit >= 0 ? (uint32_t)c->inval_bit : 0};
+        uint64_t at = mdf_channel(b, &cn);
+        offset += c->bytes;
+        mdf_link(b, prev, 0, at);
+        prev = at;
+    }
     uint8_t *d = mdf_data(b, cg, 6);
     if (d) {
-        le_put64(d + 8, rows);                          /* cycle count */
-        le_put32(d + 24, (uint32_t)record);             /* data bytes per record */
-    }
-    uint64_t prev = channel(b, "time", "s", "simulated time", true, 0, MDF_FLOAT, 8);
-    mdf_link(b, cg, 1, prev);
-    size_t offset = 8;
-    for (size_t i = 0; i < n; i++) {
-        const char *name = names[cols[i].col];
-        const rtcosim_column *meta = result_csv_meta(columns, column_count, name);
-        uint64_t cn = channel(b, name, meta ? meta->unit : NULL, meta ? meta->description : NULL,
-                              false, (uint32_t)offset, cols[i].dtype, cols[i].bytes);
-        offset += cols[i].bytes;
-        mdf_link(b, prev, 0, cn);
-        prev = cn;
+        le_put64(d + 8, rows);            /* cycle count */
+        le_put32(d + 24, offset);         /* data bytes per record */
+        le_put32(d + 28, inval_bytes);    /* invalidation bytes per record */
     }
     mdf_link(b, hd, 0, dg);
     mdf_link(b, dg, 1, cg);
     *dg_at = dg;
+    *cg_at = cg;
+}
+
+/* The metadata blocks of a file of `n` numeric columns (cols: their CSV
+ * columns and storage) and `rows` records; *dg_at the DG block (its data
+ * link is set once the DT block's place is known). */
+static void metadata(mdf_buf *b, char *const *names, const rtcosim_column *columns,
+                     size_t column_count, const stored *cols, size_t n, size_t rows,
+                     int64_t start_ns, uint64_t *dg_at)
+{
+    mdf_column *out = calloc(n ? n : 1, sizeof *out);
+    if (!out) {
+        b->failed = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = names[cols[i].col];
+        const rtcosim_column *meta = result_csv_meta(columns, column_count, name);
+        out[i] = (mdf_column){.name = name, .unit = meta ? meta->unit : NULL,
+                              .comment = meta ? meta->description : NULL,
+                              .dtype = cols[i].dtype, .bytes = cols[i].bytes, .inval_bit = -1};
+    }
+    uint64_t cg;
+    mdf_results_metadata(b, out, n, rows, 0, start_ns, dg_at, &cg);
+    free(out);
 }
 
 /* v in little-endian bytes of its storage at p. */
@@ -311,7 +332,7 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
         record += cols[i].bytes;
     if (st == RTCOSIM_OK) {
         uint64_t dg = 0;
-        metadata(&b, names, columns, column_count, cols, n, rows, record,
+        metadata(&b, names, columns, column_count, cols, n, rows,
                  start_ns ? start_ns : mdf_now_ns(), &dg);
         /* second pass: the records */
         rewind(in.f);

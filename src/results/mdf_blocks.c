@@ -125,6 +125,7 @@ uint64_t mdf_channel(mdf_buf *b, const mdf_cn *cn)
         le_put32(d + 4, cn->byte_offset);
         le_put32(d + 8, cn->bits);
         le_put32(d + 12, cn->flags);
+        le_put32(d + 16, cn->inval_bit);
     }
     return at;
 }

@@ -39,13 +39,33 @@ uint64_t mdf_header(mdf_buf *b, int64_t start_ns, const char *what);
 typedef struct mdf_cn {
     const char *name, *unit, *comment;
     uint8_t type, sync, dtype, bit_offset;
-    uint32_t byte_offset, bits, flags;
+    uint32_t byte_offset, bits, flags, inval_bit; /* flags 2: inval_bit is valid */
 } mdf_cn;
 uint64_t mdf_channel(mdf_buf *b, const mdf_cn *cn);
 /* Now, in ns since 1970 UTC. */
 int64_t mdf_now_ns(void);
 
 enum { MDF_UNSIGNED = 0, MDF_SIGNED = 2, MDF_FLOAT = 4, MDF_BYTES = 10 };
+
+/* A value channel of a results file: its texts, its storage (data type and
+ * bytes) and its invalidation bit (-1: none; the bit set in a record's
+ * invalidation bytes says the record has no value for it). */
+typedef struct mdf_column {
+    const char *name, *unit, *comment;
+    uint8_t dtype, bytes;
+    int32_t inval_bit;
+} mdf_column;
+/* The storage of a variable of that type (rtcosim_type; Boolean and Clock as
+ * uint8 0/1, integers of their width, Float32 single, the rest double). */
+void mdf_storage_of(int type, uint8_t *dtype, uint8_t *bytes);
+/* The blocks before a results file's records (ID, HD, FH, DG, CG, the time
+ * master channel, then the columns packed in order after it), a CG of
+ * `rows` records and `inval_bytes` invalidation bytes after each record's
+ * data; *dg_at and *cg_at their blocks (the DG's data link, 2, is the
+ * caller's). */
+void mdf_results_metadata(mdf_buf *b, const mdf_column *cols, size_t n, uint64_t rows,
+                          uint32_t inval_bytes, int64_t start_ns, uint64_t *dg_at,
+                          uint64_t *cg_at);
 
 /* Records up to this many bytes go into one DT block; more into DZ blocks of
  * about MDF_DZ_BYTES of whole records each, transposed by the record's bytes

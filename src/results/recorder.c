@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "results/mdf_stream.h"
 #include "rtcosim/results.h"
 
 enum {
@@ -44,9 +45,10 @@ typedef struct sink {
 } sink;
 
 struct rtcosim_recorder {
-    char *path;     /* the file being streamed (CSV) */
-    char *mat_path; /* a ".mat" or ".mf4" result: written from path at close */
-    rtcosim_results_format final_format;
+    char *path;     /* the file being streamed (CSV, or an .mf4 file's records) */
+    char *mat_path; /* a ".mat" result: written from path at close */
+    mdf_stream *mdf; /* an .mf4 result: rows as its records */
+    size_t record_bytes;
     int64_t started_ns; /* CLOCK_REALTIME at open: an MDF file's start time */
     rtcosim_column *columns;
     size_t column_count;
@@ -219,6 +221,20 @@ static void sink_put_row(sink *s, const rtcosim_column *columns, size_t n, rtcos
     atomic_fetch_add_explicit(&s->rows_written, 1, memory_order_relaxed);
 }
 
+/* One row into the file's buffer: CSV text, or an .mf4 file's record. */
+static inline void put_row(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_value *values,
+                           uint64_t row)
+{
+    if (!r->mdf) {
+        sink_put_row(&r->out, r->columns, r->column_count, t, values, r->omit_from, row);
+        return;
+    }
+    mdf_stream_put(r->mdf, (uint8_t *)sink_reserve(&r->out, r->record_bytes), t, values,
+                   r->omit_from, row);
+    r->out.len += r->record_bytes;
+    atomic_fetch_add_explicit(&r->out.rows_written, 1, memory_order_relaxed);
+}
+
 /* ---- the ring and its writer thread ---- */
 
 static inline unsigned char *slot_at(rtcosim_recorder *r, uint64_t index)
@@ -308,7 +324,7 @@ static void *writer_main(void *arg)
                 else
                     r->row_scratch[i].s = (const char *)slot + r->string_offset[i];
             }
-            sink_put_row(&r->out, r->columns, r->column_count, t, r->row_scratch, r->omit_from, tail);
+            put_row(r, t, r->row_scratch, tail);
             tail++;
             if (tail % 64 == 0) {
                 atomic_store(&r->tail, tail);
@@ -382,8 +398,7 @@ static rtcosim_status record(rtcosim_recorder *r, rtcosim_time_ns t, const rtcos
         ring_push(r, t, values);
         r->rows_recorded = r->head_local;
     } else {
-        sink_put_row(&r->out, r->columns, r->column_count, t, values, r->omit_from,
-                     r->rows_recorded);
+        put_row(r, t, values, r->rows_recorded);
         r->rows_recorded++;
         sink_flush_if_due(&r->out);
     }
@@ -448,6 +463,7 @@ static void recorder_free(rtcosim_recorder *r)
             free((char *)r->columns[i].description);
         }
     free(r->mat_path);
+    mdf_stream_free(r->mdf);
     free(r->columns);
     free((void *)r->omit_from);
     free(r->string_offset);
@@ -524,11 +540,10 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     if (!r)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", o->path);
     r->out.fd = -1;
-    r->final_format = format;
     struct timespec started;
     clock_gettime(CLOCK_REALTIME, &started);
     r->started_ns = (int64_t)started.tv_sec * 1000000000 + started.tv_nsec;
-    if (format != RTCOSIM_RESULTS_CSV) {
+    if (format == RTCOSIM_RESULTS_MAT) {
         size_t len = strlen(o->path) + sizeof ".csv.part";
         if ((r->path = malloc(len)))
             snprintf(r->path, len, "%s.csv.part", o->path);
@@ -545,7 +560,7 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     r->out.buf = malloc(r->out.cap);
     r->omit_from = calloc(o->column_count + 1, sizeof *r->omit_from);
     bool ok = r->path && r->columns && r->out.buf && r->omit_from &&
-              (format == RTCOSIM_RESULTS_CSV || r->mat_path);
+              (format != RTCOSIM_RESULTS_MAT || r->mat_path);
     for (size_t i = 0; ok && i < o->column_count; i++)
         atomic_init(&r->omit_from[i], UINT64_MAX);
     for (size_t i = 0; ok && i < o->column_count; i++) {
@@ -561,22 +576,43 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", o->path);
     }
     r->record_every = o->record_every ? o->record_every : 1;
-    r->out.fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (format == RTCOSIM_RESULTS_MDF) {
+        rtcosim_status st = mdf_stream_open(r->path, r->columns, r->column_count, r->started_ns,
+                                            &r->mdf, err);
+        char *buf = NULL;
+        if (st == RTCOSIM_OK && (r->record_bytes = mdf_stream_record_bytes(r->mdf)) > r->out.cap &&
+            !(buf = realloc(r->out.buf, r->out.cap = r->record_bytes)))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder",
+                                   o->path);
+        if (buf)
+            r->out.buf = buf;
+        if (st != RTCOSIM_OK) {
+            recorder_free(r);
+            return st;
+        }
+    }
+    r->out.fd = open(r->path, (r->mdf ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (r->out.fd < 0) {
         rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create results file: %s",
                                               r->path, strerror(errno));
         recorder_free(r);
         return st;
     }
-    sink_put_quoted(&r->out, "time");
-    for (size_t i = 0; i < r->column_count; i++) {
-        *sink_reserve(&r->out, 1) = ',';
+    if (r->mdf) {
+        size_t n;
+        const uint8_t *head = mdf_stream_head(r->mdf, &n);
+        sink_write_all(&r->out, (const char *)head, n);
+    } else {
+        sink_put_quoted(&r->out, "time");
+        for (size_t i = 0; i < r->column_count; i++) {
+            *sink_reserve(&r->out, 1) = ',';
+            r->out.len++;
+            sink_put_quoted(&r->out, r->columns[i].name);
+        }
+        *sink_reserve(&r->out, 1) = '\n';
         r->out.len++;
-        sink_put_quoted(&r->out, r->columns[i].name);
     }
-    *sink_reserve(&r->out, 1) = '\n';
-    r->out.len++;
-    if (o->csv_units && !r->mat_path) {
+    if (o->csv_units && format == RTCOSIM_RESULTS_CSV) {
         /* a units row as OMSimulator's and Dymola's CSV exports have it; "" for none */
         sink_put_quoted(&r->out, "s");
         for (size_t i = 0; i < r->column_count; i++) {
@@ -641,21 +677,21 @@ rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stat
         pthread_join(r->thread, NULL);
     }
     sink_flush(&r->out);
+    rtcosim_status st = RTCOSIM_OK;
+    if (r->mdf && !r->out.error_number) /* (a file that failed stays unfinalized) */
+        st = mdf_stream_finish(r->mdf, r->out.fd, r->path,
+                               atomic_load_explicit(&r->out.rows_written, memory_order_relaxed),
+                               err);
     int close_errno = close(r->out.fd) != 0 ? errno : 0;
     r->out.fd = -1;
     int error_number = r->out.error_number ? r->out.error_number : close_errno;
     if (stats)
         rtcosim_recorder_get_stats(r, stats);
-    rtcosim_status st = RTCOSIM_OK;
     if (error_number)
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing results failed: %s", r->path,
                                strerror(error_number));
-    else if (r->mat_path) {
-        st = r->final_format == RTCOSIM_RESULTS_MDF
-                 ? rtcosim_results_csv_to_mdf(r->path, r->mat_path, r->columns, r->column_count,
-                                              r->started_ns, err)
-                 : rtcosim_results_csv_to_mat(r->path, r->mat_path, r->columns, r->column_count,
-                                              err);
+    else if (st == RTCOSIM_OK && r->mat_path) {
+        st = rtcosim_results_csv_to_mat(r->path, r->mat_path, r->columns, r->column_count, err);
         if (st == RTCOSIM_OK)
             (void)unlink(r->path); /* kept on failure: the rows are not lost */
     }

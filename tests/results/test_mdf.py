@@ -58,11 +58,16 @@ def read_mf4(path):
     cg_links, cg = block(data, dg_links[1], b"CG")
     assert cg_links[0] == 0  # one channel group
     record_id, cycles, flags, _, _, record_bytes, invalid_bytes = struct.unpack_from("<QQHHIII", cg)
-    assert (record_id, flags, invalid_bytes) == (0, 0, 0)
+    assert (record_id, flags) == (0, 0)
     channels, cn_at = [], cg_links[1]
     while cn_at:
         cn_links, cn = block(data, cn_at, b"CN")
-        ctype, sync, dtype, bit_off, byte_off, bits = struct.unpack_from("<BBBBII", cn)
+        ctype, sync, dtype, bit_off, byte_off, bits, cflags, inval_pos = \
+            struct.unpack_from("<BBBBIIII", cn)
+        # integer and Boolean channels have an invalidation bit (flags 2: its
+        # position valid) for a value the run could not get; floats use NaN
+        assert bool(cflags & 2) == (dtype != 4), (dtype, cflags)
+        assert not cflags & 2 or inval_pos < 8 * invalid_bytes, (inval_pos, invalid_bytes)
         # little-endian: 0 unsigned, 2 signed, 4 IEEE float; whole bytes
         assert (dtype, bit_off) in ((0, 0), (2, 0), (4, 0)) and bits in (8, 16, 32, 64), \
             (dtype, bit_off, bits)
@@ -70,18 +75,22 @@ def read_mf4(path):
                      (2, 16): "h", (2, 32): "i", (2, 64): "q", (4, 32): "f",
                      (4, 64): "d"}[(dtype, bits)]
         channels.append([text(data, cn_links[2]), text(data, cn_links[6]),
-                         text(data, cn_links[7]), ctype, sync, (dtype, bits), byte_off, fmt])
+                         text(data, cn_links[7]), ctype, sync, (dtype, bits),
+                         inval_pos if cflags & 2 else None, byte_off, fmt])
         cn_at = cn_links[0]
     # packed in order, the time first
     offsets = [0]
     for ch in channels:
         offsets.append(offsets[-1] + ch[5][1] // 8)
-    assert [ch[6] for ch in channels] == offsets[:-1] and record_bytes == offsets[-1]
+    assert [ch[7] for ch in channels] == offsets[:-1] and record_bytes == offsets[-1]
     dt_links, dt = block(data, dg_links[2], b"DT")
-    assert dt_links == () and len(dt) == cycles * record_bytes
+    stride = record_bytes + invalid_bytes  # the invalidation bytes after the data
+    assert dt_links == () and len(dt) == cycles * stride
     for ch in channels:
-        fmt, off = ch.pop(), ch.pop()
-        ch.append([struct.unpack_from(fmt, dt, r * record_bytes + off)[0] for r in range(cycles)])
+        fmt, off, inval = ch.pop(), ch.pop(), ch.pop()
+        ch.append([None if inval is not None and
+                   dt[r * stride + record_bytes + inval // 8] >> inval % 8 & 1
+                   else struct.unpack_from(fmt, dt, r * stride + off)[0] for r in range(cycles)])
     return channels, start_ns
 
 
