@@ -221,6 +221,25 @@ static void records_hold_the_values_pushed(void **state)
     free(records[1]);
 }
 
+/* A recorder on path with a Float64 column x and an integer column n of
+ * that type, `rows` rows pushed at 1 ms: x = (k % x_period) * x_step, n = k
+ * + n_shift. Open: the caller closes it. */
+static rtcosim_recorder *record_x_n(const char *path, rtcosim_type n_type, int rows,
+                                    int x_period, double x_step, int n_shift)
+{
+    const rtcosim_column cols[] = {{.name = "x", .type = RTCOSIM_TYPE_FLOAT64},
+                                   {.name = "n", .type = n_type}};
+    rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = 2};
+    rtcosim_recorder *r = NULL;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    for (int k = 0; k < rows; k++) {
+        rtcosim_value row[2] = {{.f64 = k % x_period * x_step}, {.i64 = k + n_shift}};
+        assert_int_equal(rtcosim_recorder_push_row(r, (rtcosim_time_ns)k * 1000000, row, NULL),
+                         RTCOSIM_OK);
+    }
+    return r;
+}
+
 /* While the run goes the file is unfinalized, its rows readable up to the
  * last whole record (a run killed mid-write); close finalizes it. */
 static void an_open_file_is_read_to_its_last_whole_record(void **state)
@@ -229,16 +248,7 @@ static void an_open_file_is_read_to_its_last_whole_record(void **state)
     char path[4096], copy[4096];
     snprintf(path, sizeof path, "%s/open.mf4", dir);
     snprintf(copy, sizeof copy, "%s/killed.mf4", dir);
-    const rtcosim_column cols[] = {{.name = "x", .type = RTCOSIM_TYPE_FLOAT64},
-                                   {.name = "n", .type = RTCOSIM_TYPE_UINT16}};
-    rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = 2};
-    rtcosim_recorder *r = NULL;
-    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
-    for (int k = 0; k < 1000; k++) {
-        rtcosim_value row[2] = {{.f64 = k * 0.5}, {.u64 = (uint64_t)k}};
-        assert_int_equal(rtcosim_recorder_push_row(r, (rtcosim_time_ns)k * 1000000, row, NULL),
-                         RTCOSIM_OK);
-    }
+    rtcosim_recorder *r = record_x_n(path, RTCOSIM_TYPE_UINT16, 1000, 1000, 0.5, 0);
     rtcosim_recorder_flush_all_signal_safe(); /* what a second Ctrl-C leaves */
     size_t size;
     uint8_t *d = slurp(path, &size);
@@ -275,17 +285,8 @@ static void a_long_run_is_compressed_at_close(void **state)
     char path[4096], part[4200];
     snprintf(path, sizeof path, "%s/long.mf4", dir);
     snprintf(part, sizeof part, "%s.dz.part", path);
-    const rtcosim_column cols[] = {{.name = "x", .type = RTCOSIM_TYPE_FLOAT64},
-                                   {.name = "n", .type = RTCOSIM_TYPE_INT32}};
-    rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = 2};
-    rtcosim_recorder *r = NULL;
-    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
     enum { ROWS = 200000 }; /* 21-byte records: 4.2 MB */
-    for (int k = 0; k < ROWS; k++) {
-        rtcosim_value row[2] = {{.f64 = k % 1000 * 0.25}, {.i64 = k - 100000}};
-        assert_int_equal(rtcosim_recorder_push_row(r, (rtcosim_time_ns)k * 1000000, row, NULL),
-                         RTCOSIM_OK);
-    }
+    rtcosim_recorder *r = record_x_n(path, RTCOSIM_TYPE_INT32, ROWS, 1000, 0.25, -100000);
     assert_int_equal(rtcosim_recorder_close(r, NULL, NULL), RTCOSIM_OK);
     assert_int_equal(access(part, F_OK), -1);
     size_t size;
