@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "rtcosim/results.h"
 #include "rtcosim_test_fmus.h"
 #include "util/test_util.h"
 
@@ -241,6 +242,50 @@ static void simulate_sigint_keeps_rows_and_removes_the_extracted_fmu(void **stat
     tu_drop_dir(dir);
 }
 
+/* The CSV of an .mf4 results file (rtcosim_results_convert, as `rtcosim
+ * convert` makes it): the text, *rows its rows. */
+static char *mf4_as_csv(const char *dir, const char *mf4, size_t *rows)
+{
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/from_mf4.csv", dir);
+    rtcosim_results_convert_options o = {.from = NAN, .to = NAN};
+    rtcosim_results_convert_stats stats = {0};
+    rtcosim_error err = {0};
+    if (rtcosim_results_convert(mf4, csv, &o, &stats, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    *rows = stats.rows;
+    return strdup(tu_read_file(csv, NULL));
+}
+
+/* An .mf4 result, written as the run goes: SIGINT ends the run at a step
+ * boundary and the file is finalized with every row up to the time named
+ * (one per output interval from 0). */
+static void simulate_sigint_finalizes_an_mf4_result(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char mf4[512];
+    snprintf(mf4, sizeof mf4, "%s/out.mf4", dir);
+    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "1e7",
+                          "--output-interval", "0.001", "--output-file", mf4, "-q", NULL};
+    child c = spawn(dir, args);
+    wait_for_size(mf4, 100000); /* well into the run */
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    double t_end = reported_time(tu_read_file(c.err, NULL), "at t = ");
+    assert_memory_equal(tu_read_file(mf4, NULL), "MDF     ", 8); /* finalized */
+    size_t rows;
+    char *text = mf4_as_csv(dir, mf4, &rows);
+    assert_int_equal(rows, (size_t)llround(t_end / 0.001) + 1);
+    char *last = strrchr(text, '\n');
+    assert_non_null(last);
+    *last = '\0';
+    last = strrchr(text, '\n') + 1;
+    assert_true(strtod(last, NULL) == t_end);
+    free(text);
+    tu_drop_dir(dir);
+}
+
 static void offline_run_sigterm_keeps_rows_and_prints_the_summary(void **state)
 {
     (void)state;
@@ -332,6 +377,33 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
     /* The row at t = 0 (x = 1), buffered when the step hung, was written by
      * the handler. */
     assert_string_equal(tu_read_file(csv, NULL), "\"time\",\"x\"\n0,1\n");
+    tu_drop_dir(dir);
+}
+
+/* The same with an .mf4 result: the handler writes the buffered record, the
+ * file stays unfinalized as a logger's that stopped (ASAM MDF 4.1's
+ * "UnFinMF "), and reads back to that row. */
+static void second_signal_leaves_an_unfinalized_mf4_with_the_rows(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char mf4[512];
+    snprintf(mf4, sizeof mf4, "%s/out.mf4", dir);
+    const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode", "5",
+                          "--start-value", "fail_time", "0", "--stop-time", "2",
+                          "--output-interval", "0.25", "--output-file", mf4, "-q", NULL};
+    child c = spawn(dir, args);
+    wait_until(c.pid, tu_sleeps_in_nanosleep, "hang in Faulty's step");
+    kill(c.pid, SIGINT);
+    wait_until(c.pid, took_sigint, "take the first SIGINT");
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    assert_memory_equal(tu_read_file(mf4, NULL), "UnFinMF ", 8);
+    size_t rows;
+    char *text = mf4_as_csv(dir, mf4, &rows);
+    assert_int_equal(rows, 1);
+    assert_string_equal(text, "\"time\",\"x\"\n0,1\n");
+    free(text);
     tu_drop_dir(dir);
 }
 
@@ -620,9 +692,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(simulate_sigint_keeps_rows_and_removes_the_extracted_fmu),
+        cmocka_unit_test(simulate_sigint_finalizes_an_mf4_result),
         cmocka_unit_test(offline_run_sigterm_keeps_rows_and_prints_the_summary),
         cmocka_unit_test(real_time_run_sigint_writes_results_and_report),
         cmocka_unit_test(second_signal_ends_a_run_stuck_in_a_step_at_once),
+        cmocka_unit_test(second_signal_leaves_an_unfinalized_mf4_with_the_rows),
         cmocka_unit_test(lone_sigterm_ends_a_run_stuck_in_a_step_after_the_grace),
         cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
         cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
