@@ -9,7 +9,9 @@
  * walked) of the first channel, and of every other one, gives the whole
  * read's columns with the rest dropped (names, units, own samples bit for
  * bit, held values at the rows it has), and fails only where the whole
- * read fails. The corpus starts from an MDF file the build's CLI writes
+ * read fails; the same selection streamed (result_mdf_stream_select, as
+ * `convert` reads) gives the selected table itself where that is one
+ * group's records as they are. The corpus starts from an MDF file the build's CLI writes
  * (binaries are not committed as seeds). */
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +89,17 @@ static void check_selected(const uint8_t *data, size_t size, const char **names,
             if (!table_same_value(a->values[r], b->values[table_row_at(w, s->time[r])]))
                 __builtin_trap(); /* a value held otherwise */
     }
+    /* the same selection handed over a record at a time (convert's way):
+     * s itself where one group's rows are it */
+    table_gather g = {0};
+    result_row_sink sink = {&g, table_gather_columns, table_gather_row};
+    result_stream_outcome outcome;
+    st = result_mdf_stream_bytes_select(data, size, "in.mf4", &sel, &sink, &outcome, &err);
+    if (st != RTCOSIM_OK && !g.failed)
+        __builtin_trap(); /* the table was read: its records stream */
+    if (st == RTCOSIM_OK && table_stream_mismatch(&g, outcome, s))
+        __builtin_trap();
+    result_table_free(g.t);
     result_table_free(w);
     result_table_free(s);
 }

@@ -12,20 +12,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "plot/plot_internal.h"
+#include "rtcosim/log.h"
 #include "rtcosim/results.h"
 
 enum { STOP_EVERY = 4096 }; /* rows between looks at the stop function */
 
 typedef struct converting {
-    const char *in;
+    const char *in, *out;
     const rtcosim_results_convert_options *o;
     const result_select *sel;
-    const result_table *t; /* the columns (a CSV's: no values, the rows come in a scan) */
-    const size_t *cols;    /* the columns written, in t */
-    size_t count;
+    result_table *t;  /* the columns (a CSV's or a streamed MDF's: no values, the rows come
+                         in a scan) */
+    size_t *cols;     /* the columns written, in t */
+    size_t count, text;
+    rtcosim_column *columns;
     rtcosim_value *row;
     rtcosim_recorder *rec;
     size_t *file_col; /* a scanned CSV: each of t's columns' place in the file's rows */
@@ -82,6 +86,103 @@ static rtcosim_status scan_row(void *context, double time, char *const *cells, r
     return put_row(c, time, err);
 }
 
+/* The input's columns in t (taken over): the variables named checked, the
+ * columns to write in the order named (else the file's), text ones left
+ * out, and the recorder opened on them. */
+static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim_error *err)
+{
+    const rtcosim_results_convert_options *o = c->o;
+    rtcosim_status st = RTCOSIM_OK;
+    c->t = t;
+    for (size_t i = 0; i < o->variable_count && st == RTCOSIM_OK; i++)
+        if (result_table_find(t, o->variables[i]) < 0) {
+            char near[160];
+            plot_nearest_column(&c->in, &t, 1, true, o->variables[i], near, sizeof near);
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable '%s' in the results%s%s%s",
+                                   c->in, o->variables[i], near[0] ? "; did you mean '" : "",
+                                   near, near[0] ? "'?" : "");
+        }
+    size_t n = o->variable_count ? o->variable_count : t->column_count;
+    c->cols = calloc(n ? n : 1, sizeof *c->cols);
+    c->columns = calloc(n ? n : 1, sizeof *c->columns);
+    c->row = calloc(n ? n : 1, sizeof *c->row);
+    c->file_col = scan ? calloc(t->column_count + 1, sizeof *c->file_col) : NULL;
+    if (st == RTCOSIM_OK && (!c->cols || !c->columns || !c->row || (scan && !c->file_col)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
+    for (size_t i = 0; i < n && st == RTCOSIM_OK; i++) {
+        size_t k = o->variable_count ? (size_t)result_table_find(t, o->variables[i]) : i;
+        if (t->columns[k].text) {
+            c->text++;
+            continue;
+        }
+        bool twice = false; /* (a variable named twice goes once) */
+        for (size_t j = 0; j < c->count && !twice; j++)
+            twice = c->cols[j] == k;
+        if (twice)
+            continue;
+        c->cols[c->count] = k;
+        c->columns[c->count++] = (rtcosim_column){.name = t->columns[k].name,
+                                                  .type = RTCOSIM_TYPE_FLOAT64,
+                                                  .unit = t->columns[k].unit};
+    }
+    if (st == RTCOSIM_OK) {
+        rtcosim_recorder_options ro = {.path = c->out, .columns = c->columns,
+                                       .column_count = c->count, .csv_units = o->csv_units};
+        st = rtcosim_recorder_open(&ro, &c->rec, err);
+    }
+    return st;
+}
+
+/* The recorder closed (its failure the result when st was OK), OUT removed
+ * unless complete or stopped, the rest freed; the outcome. */
+static rtcosim_status finish(converting *c, rtcosim_status st, rtcosim_error *err)
+{
+    if (c->stopped)
+        st = RTCOSIM_OK; /* (what was written is kept) */
+    if (c->rec) {
+        rtcosim_error closing;
+        rtcosim_status cs = rtcosim_recorder_close(c->rec, NULL, &closing);
+        c->rec = NULL;
+        if (st == RTCOSIM_OK && cs != RTCOSIM_OK) {
+            st = cs;
+            if (err)
+                *err = closing;
+        }
+        if (st != RTCOSIM_OK)
+            unlink(c->out); /* no half-written results (a stop keeps its rows) */
+    }
+    free(c->cols);
+    free(c->columns);
+    free(c->row);
+    free(c->file_col);
+    result_table_free(c->t);
+    c->cols = NULL, c->columns = NULL, c->row = NULL, c->file_col = NULL, c->t = NULL;
+    return st == RTCOSIM_OK && c->stopped ? RTCOSIM_ECANCELED : st;
+}
+
+/* ---- an MDF channel group's records taken as they are read ---- */
+
+static rtcosim_status stream_columns(void *context, result_table *t, rtcosim_error *err)
+{
+    return prepare(context, t, false, err);
+}
+
+static rtcosim_status stream_row(void *context, double time, const double *values,
+                                 rtcosim_error *err)
+{
+    converting *c = context;
+    for (size_t i = 0; i < c->count; i++)
+        c->row[i].f64 = values[c->cols[i]];
+    return put_row(c, time, err);
+}
+
+static bool is_mdf(const char *path)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    return dot && (!slash || dot > slash) &&
+           (strcasecmp(dot, ".mf4") == 0 || strcasecmp(dot, ".mdf") == 0);
+}
+
 rtcosim_status rtcosim_results_convert(const char *in, const char *out,
                                        const rtcosim_results_convert_options *o,
                                        rtcosim_results_convert_stats *stats, rtcosim_error *err)
@@ -101,87 +202,52 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
     if (st != RTCOSIM_OK)
         return st;
     result_select sel = {o->variables, o->variable_count};
-    result_table *t = NULL;
-    /* a CSV is read twice a line at a time (its columns and which are text,
-     * then its rows straight into the recorder): no whole file held */
-    bool scan = plot_csv_streams(in);
-    if ((st = scan ? plot_csv_read_kinds(in, &sel, o->stop, o->stop_context, &t, err)
-                   : plot_table_read_select(in, &sel, &t, err)) != RTCOSIM_OK) {
-        if (st == RTCOSIM_ECANCELED && scan && stats)
-            stats->stopped = true; /* (in the first pass: nothing written) */
-        return st;
-    }
-    for (size_t i = 0; i < o->variable_count && st == RTCOSIM_OK; i++)
-        if (result_table_find(t, o->variables[i]) < 0) {
-            char near[160];
-            plot_nearest_column(&in, &t, 1, true, o->variables[i], near, sizeof near);
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable '%s' in the results%s%s%s",
-                                   in, o->variables[i], near[0] ? "; did you mean '" : "", near,
-                                   near[0] ? "'?" : "");
+    converting c = {.in = in, .out = out, .o = o, .sel = &sel};
+    /* An MDF file whose rows are one channel group's records in order (the
+     * file of a run, a single-rate logger's, or the channels named all in
+     * one group) goes straight from its records to the recorder, a data
+     * block held at a time; else (several groups: the union of their
+     * times, or times out of order) its table is read. */
+    result_stream_outcome outcome = RESULT_NOT_STREAMABLE;
+    if (is_mdf(in)) {
+        result_row_sink sink = {.context = &c, .columns = stream_columns, .row = stream_row};
+        st = result_mdf_stream_select(in, &sel, &sink, &outcome, err);
+        if (outcome == RESULT_OUT_OF_ORDER && st == RTCOSIM_OK) {
+            rtcosim_log(RTCOSIM_LOG_INFO, "results", "%s: times out of order: read whole", in);
+            c.stopped = false;
+            finish(&c, RTCOSIM_EFORMAT, NULL); /* (the rows so far dropped, OUT removed) */
+            c = (converting){.in = in, .out = out, .o = o, .sel = &sel};
         }
-    /* the columns in the order named (else the file's), text ones left out */
-    size_t n = o->variable_count ? o->variable_count : t->column_count, count = 0, text = 0;
-    size_t *cols = calloc(n ? n : 1, sizeof *cols);
-    rtcosim_column *columns = calloc(n ? n : 1, sizeof *columns);
-    rtcosim_value *row = calloc(n ? n : 1, sizeof *row);
-    size_t *file_col = scan ? calloc(t->column_count + 1, sizeof *file_col) : NULL;
-    if (st == RTCOSIM_OK && (!cols || !columns || !row || (scan && !file_col)))
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", in);
-    for (size_t i = 0; i < n && st == RTCOSIM_OK; i++) {
-        size_t c = o->variable_count ? (size_t)result_table_find(t, o->variables[i]) : i;
-        if (t->columns[c].text) {
-            text++;
-            continue;
+        if (st != RTCOSIM_OK && outcome != RESULT_STREAMED)
+            return finish(&c, st, NULL);
+    }
+    if (outcome != RESULT_STREAMED) {
+        /* a CSV is read twice a line at a time (its columns and which are
+         * text, then its rows straight into the recorder): no whole file held */
+        bool scan = plot_csv_streams(in);
+        result_table *t = NULL;
+        if ((st = scan ? plot_csv_read_kinds(in, &sel, o->stop, o->stop_context, &t, err)
+                       : plot_table_read_select(in, &sel, &t, err)) != RTCOSIM_OK) {
+            if (st == RTCOSIM_ECANCELED && scan && stats)
+                stats->stopped = true; /* (in the first pass: nothing written) */
+            return st;
         }
-        bool twice = false; /* (a variable named twice goes once) */
-        for (size_t k = 0; k < count && !twice; k++)
-            twice = cols[k] == c;
-        if (twice)
-            continue;
-        cols[count] = c;
-        columns[count++] = (rtcosim_column){.name = t->columns[c].name,
-                                            .type = RTCOSIM_TYPE_FLOAT64,
-                                            .unit = t->columns[c].unit};
-    }
-    converting c = {.in = in, .o = o, .sel = &sel, .t = t, .cols = cols, .count = count,
-                    .row = row, .file_col = file_col};
-    if (st == RTCOSIM_OK) {
-        rtcosim_recorder_options ro = {.path = out, .columns = columns, .column_count = count,
-                                       .csv_units = o->csv_units};
-        st = rtcosim_recorder_open(&ro, &c.rec, err);
-    }
-    if (st == RTCOSIM_OK && scan) {
-        plot_csv_sink sink = {.context = &c, .header = scan_header, .row = scan_row};
-        st = plot_csv_scan(in, &sink, NULL, err);
-    }
-    for (size_t k = 0; st == RTCOSIM_OK && !scan && k < t->rows; k++) {
-        for (size_t i = 0; i < count; i++)
-            row[i].f64 = t->columns[cols[i]].values[k];
-        st = put_row(&c, t->time[k], err);
-    }
-    if (c.stopped)
-        st = RTCOSIM_OK; /* (what was written is kept) */
-    if (c.rec) {
-        rtcosim_error closing;
-        rtcosim_status cs = rtcosim_recorder_close(c.rec, NULL, &closing);
-        if (st == RTCOSIM_OK && cs != RTCOSIM_OK) {
-            st = cs;
-            if (err)
-                *err = closing;
+        st = prepare(&c, t, scan, err);
+        if (st == RTCOSIM_OK && scan) {
+            plot_csv_sink sink = {.context = &c, .header = scan_header, .row = scan_row};
+            st = plot_csv_scan(in, &sink, NULL, err);
         }
-        if (st != RTCOSIM_OK)
-            unlink(out); /* no half-written results (a stop keeps its rows) */
+        for (size_t k = 0; st == RTCOSIM_OK && !scan && k < t->rows; k++) {
+            for (size_t i = 0; i < c.count; i++)
+                c.row[i].f64 = t->columns[c.cols[i]].values[k];
+            st = put_row(&c, t->time[k], err);
+        }
     }
     if (stats) {
         stats->rows = c.rows;
-        stats->columns = count;
-        stats->text_columns_left_out = text;
+        stats->columns = c.count;
+        stats->text_columns_left_out = c.text;
         stats->stopped = c.stopped;
     }
-    free(cols);
-    free(columns);
-    free(row);
-    free(file_col);
-    result_table_free(t);
-    return st == RTCOSIM_OK && c.stopped ? RTCOSIM_ECANCELED : st;
+    return finish(&c, st, err);
 }

@@ -78,8 +78,58 @@ static rtcosim_status plan_columns(rd *r, group *g, size_t ng, const result_sele
     return st;
 }
 
-/* The table of the kept columns: the one group read's times as they are
- * when they do not decrease, else the union of the read groups' times
+/* A record of a group by its time, the file's order breaking ties. */
+typedef struct by_time {
+    double t;
+    size_t k;
+} by_time;
+
+static int compare_by_time(const void *a, const void *b)
+{
+    const by_time *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t ? 1 : (x->k > y->k) - (x->k < y->k);
+}
+
+/* A group's records read (time and the wanted values) put in time order,
+ * those of a NaN time dropped: a logger's group is in order already, and
+ * the values held on the union of times (and a plot of its own samples)
+ * need it so. */
+static rtcosim_status time_order(rd *r, group *h)
+{
+    bool ordered = true;
+    for (size_t i = 0; ordered && i < h->count; i++)
+        ordered = !isnan(h->time[i]) && (i == 0 || h->time[i - 1] <= h->time[i]);
+    if (ordered)
+        return RTCOSIM_OK;
+    by_time *order = malloc((h->count ? h->count : 1) * sizeof *order);
+    double *tmp = malloc((h->count ? h->count : 1) * sizeof *tmp);
+    if (!order || !tmp) {
+        free(order);
+        free(tmp);
+        return mdf_oom(r);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < h->count; i++)
+        if (!isnan(h->time[i]))
+            order[n++] = (by_time){h->time[i], i};
+    qsort(order, n, sizeof *order, compare_by_time);
+    for (size_t i = 0; i < n; i++)
+        h->time[i] = order[i].t;
+    for (size_t c = 0; c < h->nchan; c++) {
+        if (!h->values || !h->values[c])
+            continue;
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = h->values[c][order[i].k];
+        memcpy(h->values[c], tmp, n * sizeof *tmp);
+    }
+    h->count = n;
+    free(order);
+    free(tmp);
+    return RTCOSIM_OK;
+}
+
+/* The table of the kept columns: the one group read's times (in time
+ * order, time_order), else the union of the read groups' times
  * (each channel holding its last sample, its own samples kept beside). The
  * groups' arrays are taken over where they can be. */
 static rtcosim_status make_table(rd *r, group *g, size_t ng, column_plan *plan, size_t kept,
@@ -87,6 +137,9 @@ static rtcosim_status make_table(rd *r, group *g, size_t ng, column_plan *plan, 
 {
     size_t total = 0, read = 0;
     for (size_t k = 0; k < ng; k++) {
+        rtcosim_status st = g[k].read && g[k].master >= 0 ? time_order(r, &g[k]) : RTCOSIM_OK;
+        if (st != RTCOSIM_OK)
+            return st;
         if (g[k].read && g[k].master >= 0) {
             read++;
             total += g[k].count;
@@ -172,10 +225,14 @@ static rtcosim_status make_table(rd *r, group *g, size_t ng, column_plan *plan, 
     return RTCOSIM_OK;
 }
 
-/* The table of the channels sel names (NULL: all) from the file's groups. */
-static rtcosim_status build_table(rd *r, group *g, size_t ng, const result_select *sel,
-                                  result_table **out)
+/* The columns of the channels sel names (NULL: all) from the file's groups
+ * planned (*plan, *kept; the groups to read marked): the refusals a table
+ * of them gets. */
+static rtcosim_status plan_table(rd *r, group *g, size_t ng, const result_select *sel,
+                                 column_plan **plan, size_t *kept)
 {
+    *plan = NULL;
+    *kept = 0;
     size_t columns = 0, with_master = 0;
     for (size_t k = 0; k < ng; k++) {
         if (g[k].master < 0) {
@@ -192,17 +249,128 @@ static rtcosim_status build_table(rd *r, group *g, size_t ng, const result_selec
         return rtcosim_error_set(r->err, RTCOSIM_EFORMAT, "%s: a CAN bus log (CAN_DataFrame "
                                  "records), no measured signals: decode its frames with a DBC "
                                  "(rtcosim can decode %s --dbc F.dbc -o F.mf4)", r->path, r->path);
-    column_plan *plan = calloc(columns ? columns : 1, sizeof *plan);
-    size_t kept = 0;
-    rtcosim_status st = plan ? plan_columns(r, g, ng, sel, plan, &kept) : mdf_oom(r);
+    if (!(*plan = calloc(columns ? columns : 1, sizeof **plan)))
+        return mdf_oom(r);
+    return plan_columns(r, g, ng, sel, *plan, kept);
+}
+
+static void plan_free(column_plan *plan, size_t kept)
+{
+    for (size_t c = 0; plan && c < kept; c++)
+        free(plan[c].name);
+    free(plan);
+}
+
+/* The table of the channels sel names (NULL: all) from the file's groups. */
+static rtcosim_status build_table(rd *r, group *g, size_t ng, const result_select *sel,
+                                  result_table **out)
+{
+    column_plan *plan;
+    size_t kept;
+    rtcosim_status st = plan_table(r, g, ng, sel, &plan, &kept);
     if (st == RTCOSIM_OK)
         st = mdf_walk_values(r, g, ng);
     if (st == RTCOSIM_OK)
         st = make_table(r, g, ng, plan, kept, out);
-    for (size_t c = 0; c < kept; c++)
-        free(plan[c].name);
-    free(plan);
+    plan_free(plan, kept);
     return st;
+}
+
+/* ---- one channel group's rows handed over as its records are read ---- */
+
+/* The table's columns without rows (names, units, the master's name). */
+static result_table *column_table(rd *r, const group *g, size_t ng, column_plan *plan,
+                                  size_t kept)
+{
+    result_table *t = result_table_new(r->path, 0, kept);
+    bool ok = t != NULL;
+    for (size_t k = 0; ok && k < ng && !t->first_name; k++)
+        if (g[k].master >= 0)
+            ok = (t->first_name = strdup(g[k].chans[g[k].master].name)) != NULL;
+    for (size_t c = 0; ok && c < kept; c++) {
+        const chan *ch = &g[plan[c].k].chans[plan[c].i];
+        t->columns[c].name = plan[c].name;
+        plan[c].name = NULL;
+        ok = !ch->unit || (t->columns[c].unit = strdup(ch->unit)) != NULL;
+    }
+    if (!ok)
+        result_table_free(t);
+    return ok ? t : NULL;
+}
+
+/* Group `one`'s records (of the data group g[first..last)) as rows to the
+ * sink, until a time that is NaN or less than the one before. */
+static rtcosim_status stream_group(rd *r, group *g, size_t first, size_t last, size_t one,
+                                   const column_plan *plan, size_t kept,
+                                   const result_row_sink *sink, result_stream_outcome *outcome)
+{
+    mdf_recs c;
+    rtcosim_status st = mdf_recs_open(&c, r, g + first, last - first);
+    double *values = malloc((kept ? kept : 1) * sizeof *values);
+    if (st == RTCOSIM_OK && !values)
+        st = mdf_oom(r);
+    const group *w = &g[one], *h;
+    const uint8_t *rec;
+    size_t size, n = 0;
+    double before = -INFINITY;
+    *outcome = RESULT_STREAMED;
+    while (st == RTCOSIM_OK && mdf_recs_next(&c, &h, &rec, &size, &st) > 0) {
+        if (h != w)
+            continue;
+        const uint8_t *inval = w->inval_bytes ? rec + w->data_bytes : NULL;
+        double time = mdf_value(&w->chans[w->master], rec, inval, n);
+        if (!(time >= before)) { /* NaN, or out of order: the table puts it right */
+            *outcome = RESULT_OUT_OF_ORDER;
+            break;
+        }
+        before = time;
+        for (size_t j = 0; j < kept; j++)
+            values[j] = mdf_value(&w->chans[plan[j].i], rec, inval, n);
+        n++;
+        st = sink->row(sink->context, time, values, r->err);
+    }
+    free(values);
+    mdf_seq_free(&c.s);
+    return st;
+}
+
+static rtcosim_status stream_table(rd *r, group *g, size_t ng, const result_select *sel,
+                                   const result_row_sink *sink, result_stream_outcome *outcome)
+{
+    *outcome = RESULT_NOT_STREAMABLE;
+    column_plan *plan;
+    size_t kept, read = 0, one = 0;
+    rtcosim_status st = plan_table(r, g, ng, sel, &plan, &kept);
+    for (size_t k = 0; st == RTCOSIM_OK && k < ng; k++)
+        if (g[k].read && g[k].master >= 0)
+            read++, one = k;
+    if (st == RTCOSIM_OK && read == 1 && !g[one].vlsd) {
+        result_table *t = column_table(r, g, ng, plan, kept);
+        st = t ? sink->columns(sink->context, t, r->err) : mdf_oom(r);
+        size_t first = one, last = one;
+        while (first > 0 && g[first - 1].dg_at == g[one].dg_at)
+            first--;
+        while (last < ng && g[last].dg_at == g[one].dg_at)
+            last++;
+        if (st == RTCOSIM_OK)
+            st = stream_group(r, g, first, last, one, plan, kept, sink, outcome);
+        else
+            *outcome = RESULT_STREAMED; /* (the sink's refusal stands) */
+    }
+    plan_free(plan, kept);
+    return st;
+}
+
+/* The warnings of a read: unfinalized, channels left out. */
+static void read_warnings(const rd *r)
+{
+    mdf_warn_unfinalized(r);
+    if (r->skipped || r->raw_conversions || r->masterless)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "results",
+                    "%s: %zu channels left out (not numbers: strings, byte arrays, structures), "
+                    "%zu with a value-table, formula or text conversion read as raw values, %zu "
+                    "channel groups without a master channel left out",
+                    r->path, r->skipped, r->raw_conversions, r->masterless);
 }
 
 /* The table of the channels sel names from an MDF file's bytes (mapped:
@@ -220,13 +388,7 @@ static rtcosim_status read_table(const uint8_t *data, size_t size, const char *p
         st = build_table(&r, groups, ng, sel, out);
     mdf_groups_free(groups, ng);
     if (st == RTCOSIM_OK)
-        mdf_warn_unfinalized(&r);
-    if (st == RTCOSIM_OK && (r.skipped || r.raw_conversions || r.masterless))
-        rtcosim_log(RTCOSIM_LOG_WARNING, "results",
-                    "%s: %zu channels left out (not numbers: strings, byte arrays, structures), "
-                    "%zu with a value-table, formula or text conversion read as raw values, %zu "
-                    "channel groups without a master channel left out",
-                    path, r.skipped, r.raw_conversions, r.masterless);
+        read_warnings(&r);
     return st;
 }
 
@@ -267,4 +429,51 @@ rtcosim_status result_table_read_mdf_select(const char *path, const result_selec
     *out = NULL;
     table_job j = {path, sel, out, err};
     return mdf_with_file(path, table_of, &j, err);
+}
+
+typedef struct stream_job {
+    const char *path;
+    const result_select *sel;
+    const result_row_sink *sink;
+    result_stream_outcome *outcome;
+    rtcosim_error *err;
+} stream_job;
+
+static rtcosim_status stream_bytes(const uint8_t *data, size_t size, stream_job *j, bool mapped)
+{
+    rd r = {.d = data, .n = size, .path = j->path, .err = j->err, .layout = true,
+            .mapped = mapped};
+    group *groups = NULL;
+    size_t ng = 0;
+    rtcosim_status st = mdf_read_groups(&r, &groups, &ng);
+    if (st == RTCOSIM_OK)
+        st = stream_table(&r, groups, ng, j->sel, j->sink, j->outcome);
+    mdf_groups_free(groups, ng);
+    if (st == RTCOSIM_OK && *j->outcome == RESULT_STREAMED)
+        read_warnings(&r);
+    return st;
+}
+
+static rtcosim_status stream_of(const uint8_t *data, size_t size, void *context)
+{
+    return stream_bytes(data, size, context, true);
+}
+
+rtcosim_status result_mdf_stream_bytes_select(const uint8_t *data, size_t size, const char *path,
+                                              const result_select *sel,
+                                              const result_row_sink *sink,
+                                              result_stream_outcome *outcome, rtcosim_error *err)
+{
+    *outcome = RESULT_NOT_STREAMABLE;
+    stream_job j = {path, sel, sink, outcome, err};
+    return stream_bytes(data, size, &j, false);
+}
+
+rtcosim_status result_mdf_stream_select(const char *path, const result_select *sel,
+                                        const result_row_sink *sink,
+                                        result_stream_outcome *outcome, rtcosim_error *err)
+{
+    *outcome = RESULT_NOT_STREAMABLE;
+    stream_job j = {path, sel, sink, outcome, err};
+    return mdf_with_file(path, stream_of, &j, err);
 }

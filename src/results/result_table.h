@@ -62,6 +62,31 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
  * the rows when there are none) are the whole read's. */
 rtcosim_status result_table_read_mdf_select(const char *path, const result_select *s,
                                             result_table **out, rtcosim_error *err);
+/* An MDF file's channels that `s` names handed over a row at a time, where
+ * their table would be one channel group's records as they are (only one
+ * group read; no selection reads every group with a master): `columns` gets
+ * the table's columns (no rows; the sink keeps it), then `row` each record's
+ * time and values in its column order, a data block held at a time.
+ * *outcome RESULT_NOT_STREAMABLE: nothing handed over (read the table);
+ * RESULT_OUT_OF_ORDER: rows handed over until a time was NaN or less than
+ * the one before (start again with the table, which sorts). */
+typedef struct result_row_sink {
+    void *context;
+    rtcosim_status (*columns)(void *context, result_table *t, rtcosim_error *err);
+    rtcosim_status (*row)(void *context, double time, const double *values, rtcosim_error *err);
+} result_row_sink;
+typedef enum result_stream_outcome {
+    RESULT_STREAMED,
+    RESULT_NOT_STREAMABLE,
+    RESULT_OUT_OF_ORDER,
+} result_stream_outcome;
+rtcosim_status result_mdf_stream_select(const char *path, const result_select *sel,
+                                        const result_row_sink *sink,
+                                        result_stream_outcome *outcome, rtcosim_error *err);
+rtcosim_status result_mdf_stream_bytes_select(const uint8_t *data, size_t size, const char *path,
+                                              const result_select *sel,
+                                              const result_row_sink *sink,
+                                              result_stream_outcome *outcome, rtcosim_error *err);
 rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
                                            result_table **out, rtcosim_error *err);
 rtcosim_status result_table_read_mdf_bytes_select(const uint8_t *data, size_t size,

@@ -93,6 +93,48 @@ def test_a_two_rate_measurement_on_the_union_of_its_times(cli, tmpdir_private):
         assert np.array_equal(values, want[name], equal_nan=True), (name, values)
 
 
+def one_group_mf4(path, times, values):
+    """An MDF 4 file of one channel group (time, x: doubles) with these records."""
+    sys.path.insert(0, source("tests", "results"))
+    from mdf_build import Mf4, chain, channel, channel_group
+    f = Mf4()
+    hd = f.block(b"HD", [0, 0, 0, 0, 0, 0], bytes(32))
+    cns = [channel(f, "time", 2, 4, 0, 64), channel(f, "x", 0, 4, 8, 64)]
+    cg = channel_group(f, 0, len(times), 16, 0, chain(f, cns))
+    dt = f.block(b"DT", [], b"".join(np.array([t, v]).tobytes() for t, v in zip(times, values)))
+    dg = f.block(b"DG", [0, cg, dt, 0], bytes(8))
+    f.link(hd, 0, dg)
+    with open(path, "wb") as out:
+        out.write(f.data)
+
+
+@pytest.mark.parametrize("times", [[0.0, 0.5, 1.0, 1.0, 2.0],  # in order: streamed
+                                   [0.0, 1.0, 2.0, 1.5, 3.0],  # goes back: the table's rows
+                                   [0.0, 1.0, float("nan"), 3.0, 4.0]])
+def test_one_group_in_order_streams_else_the_table(cli, tmpdir_private, times):
+    """An MDF file of one channel group streams its records to the recorder;
+    when a time goes back or is NaN the rows so far are dropped and the
+    table is written, its records in time order (the value at 1.5 s is the
+    record's of 1.5 s: the hold once took the record before it in the
+    file), a NaN time's left out: either way the rows of read_result, which
+    reads the table."""
+    import rtcosim
+    mf4, out = os.path.join(tmpdir_private, "one.mf4"), os.path.join(tmpdir_private, "one.csv")
+    values = [10.0 + k for k in range(len(times))]
+    one_group_mf4(mf4, times, values)
+    r = run(cli, mf4, out)
+    assert r.returncode == 0, r.stderr
+    got = rows_of(out)
+    table = rtcosim.read_result(mf4)
+    assert got[0] == ["time", "x"]
+    assert [float(row[0]) for row in got[1:]] == list(table["time"])
+    assert [float(row[1]) for row in got[1:]] == list(table["x"])
+    # the records in time order (ties in the file's), those of a NaN time dropped
+    want = sorted((t, k, v) for k, (t, v) in enumerate(zip(times, values)) if t == t)
+    assert [float(row[0]) for row in got[1:]] == [t for t, _, _ in want]
+    assert [float(row[1]) for row in got[1:]] == [v for _, _, v in want]
+
+
 def test_bad_requests_say_what_and_write_nothing(cli, tmpdir_private, ball):
     out = os.path.join(tmpdir_private, "out.csv")
     broken = os.path.join(tmpdir_private, "broken.mf4")

@@ -29,4 +29,84 @@ static inline ptrdiff_t table_row_at(const result_table *t, double x)
     return lo && t->time[lo - 1] == x ? (ptrdiff_t)lo - 1 : -1;
 }
 
+/* The rows an MDF stream hands over (result_mdf_stream_select's sink)
+ * gathered into a table; failed when memory ran out. */
+typedef struct table_gather {
+    result_table *t;
+    size_t cap;
+    bool failed;
+} table_gather;
+
+static inline rtcosim_status table_gather_columns(void *context, result_table *t,
+                                                  rtcosim_error *err)
+{
+    (void)err;
+    ((table_gather *)context)->t = t;
+    return RTCOSIM_OK;
+}
+
+static inline rtcosim_status table_gather_row(void *context, double time, const double *values,
+                                              rtcosim_error *err)
+{
+    table_gather *g = (table_gather *)context;
+    result_table *t = g->t;
+    if (t->rows == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 64;
+        double *p = (double *)realloc(t->time, cap * sizeof *p);
+        if (p)
+            t->time = p;
+        for (size_t c = 0; p && c < t->column_count; c++)
+            if ((p = (double *)realloc(t->columns[c].values, cap * sizeof *p)))
+                t->columns[c].values = p;
+        if (!p) {
+            g->failed = true;
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+        }
+        g->cap = cap;
+    }
+    t->time[t->rows] = time;
+    for (size_t c = 0; c < t->column_count; c++)
+        t->columns[c].values[t->rows] = values[c];
+    t->rows++;
+    return RTCOSIM_OK;
+}
+
+/* A stream's rows (g, outcome) against the selected table s of the same
+ * file and selection: when it streamed, s is the rows of one group as they
+ * are (no own samples) and the gathered table is s bit for bit (names,
+ * units, times, values, NaN as NaN); when it did not, s holds no columns
+ * or is a union of times (own samples kept). NULL when so, else what
+ * differs. */
+static inline const char *table_stream_mismatch(const table_gather *g,
+                                                result_stream_outcome outcome,
+                                                const result_table *s)
+{
+    bool union_of_times = false;
+    for (size_t c = 0; c < s->column_count; c++)
+        union_of_times = union_of_times || s->columns[c].own_time;
+    if (outcome != RESULT_STREAMED)
+        return s->column_count == 0 || union_of_times ? NULL : "not streamed, yet one group's rows";
+    if (union_of_times)
+        return "streamed, yet a union of times";
+    const result_table *t = g->t;
+    if (!t || t->rows != s->rows || t->column_count != s->column_count)
+        return "another shape";
+    if ((t->first_name == NULL) != (s->first_name == NULL) ||
+        (t->first_name && strcmp(t->first_name, s->first_name) != 0))
+        return "time named otherwise";
+    for (size_t r = 0; r < t->rows; r++)
+        if (!table_same_value(t->time[r], s->time[r]))
+            return "another time";
+    for (size_t c = 0; c < t->column_count; c++) {
+        const result_column *a = &t->columns[c], *b = &s->columns[c];
+        if (strcmp(a->name, b->name) != 0 || (a->unit == NULL) != (b->unit == NULL) ||
+            (a->unit && strcmp(a->unit, b->unit) != 0))
+            return "a column named otherwise or of another unit";
+        for (size_t r = 0; r < t->rows; r++)
+            if (!table_same_value(a->values[r], b->values[r]))
+                return "another value";
+    }
+    return NULL;
+}
+
 #endif

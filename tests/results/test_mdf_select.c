@@ -4,7 +4,10 @@
  *   test_mdf_select same FILE...    every channel alone, random subsets and
  *       all of them by name read selected give the whole read's columns
  *       (names, units, own samples bit for bit, NaN as NaN; rows a subset
- *       of the whole read's times, values held there the same)
+ *       of the whole read's times, values held there the same), and
+ *       streamed (result_mdf_stream_select, as `convert` reads) give the
+ *       selected table bit for bit where that is one group's records as
+ *       they are, else the table is a union of groups' times
  *   test_mdf_select broken FILE NAME  the whole read and the read of NAME
  *       both fail with the same one line naming the file
  *   test_mdf_select big DIR         a measurement of ~200 channels in three
@@ -32,6 +35,7 @@
 #include "rtcosim/log.h"
 
 static int failures;
+static size_t streamed; /* selections a stream gave (the rest: tables) */
 
 #define CHECK(cond, ...)                                                                       \
     do {                                                                                       \
@@ -98,9 +102,19 @@ static void read_selected(const char *path, const result_table *whole, const cha
         result_table_keep(w, &sel);
         compare(path, w, s, all);
     }
+    /* the same selection handed over a record at a time (convert's way):
+     * s itself when one group's rows are it */
+    table_gather g = {0};
+    result_row_sink sink = {&g, table_gather_columns, table_gather_row};
+    result_stream_outcome outcome;
+    st = result_mdf_stream_select(path, &sel, &sink, &outcome, &err);
+    const char *why = st == RTCOSIM_OK ? table_stream_mismatch(&g, outcome, s) : err.message;
+    streamed += st == RTCOSIM_OK && outcome == RESULT_STREAMED;
+    result_table_free(g.t);
     (void)whole;
     result_table_free(w);
     result_table_free(s);
+    CHECK(!why, "%s: the stream of %zu names: %s", path, n, why);
 }
 
 static void same_files(int argc, char **argv)
@@ -133,8 +147,9 @@ static void same_files(int argc, char **argv)
             pick[k++] = "no such channel";
             read_selected(path, w, pick, k, false);
         }
-        printf("%s: %zu channels, %zu rows: each alone, all and 20 subsets read selected\n",
-               path, n, w->rows);
+        printf("%s: %zu channels, %zu rows: each alone, all and 20 subsets read selected, "
+               "%zu of them streamed as well\n", path, n, w->rows, streamed);
+        streamed = 0;
         free(names);
         result_table_free(w);
     }
