@@ -1,7 +1,8 @@
-/* The results recorder: CSV rows in fmusim's format through one large write
- * buffer, formatted either at push time or on a writer thread fed by a
- * lock-free single-producer/single-consumer ring, so that a real-time thread
- * can record without allocating, locking or doing I/O (DESIGN.md "results"). */
+/* The results recorder: CSV rows in fmusim's format (or an .mf4 file's
+ * records, mdf_stream.c) through one large write buffer, formatted either at
+ * push time or on a writer thread fed by a lock-free single-producer/
+ * single-consumer ring, so that a real-time thread can record without
+ * allocating, locking or doing I/O (DESIGN.md "results"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

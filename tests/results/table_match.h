@@ -74,9 +74,10 @@ static inline rtcosim_status table_gather_row(void *context, double time, const 
 /* A stream's rows (g, outcome) against the selected table s of the same
  * file and selection: when it streamed, s is the rows of one group as they
  * are (no own samples) and the gathered table is s bit for bit (names,
- * units, times, values, NaN as NaN); when it did not, s holds no columns
- * or is a union of times (own samples kept). NULL when so, else what
- * differs. */
+ * units, times, values, NaN as NaN); when one group's time went back or
+ * was NaN, s has that group's records in time order (the rows handed over
+ * until then were in order); else s holds no columns or is a union of
+ * times (own samples kept). NULL when so, else what differs. */
 static inline const char *table_stream_mismatch(const table_gather *g,
                                                 result_stream_outcome outcome,
                                                 const result_table *s)
@@ -84,6 +85,15 @@ static inline const char *table_stream_mismatch(const table_gather *g,
     bool union_of_times = false;
     for (size_t c = 0; c < s->column_count; c++)
         union_of_times = union_of_times || s->columns[c].own_time;
+    if (outcome == RESULT_OUT_OF_ORDER) {
+        for (size_t r = 1; g->t && r < g->t->rows; r++)
+            if (!(g->t->time[r - 1] <= g->t->time[r]))
+                return "rows handed over out of order";
+        for (size_t r = 1; r < s->rows; r++)
+            if (!(s->time[r - 1] <= s->time[r]))
+                return "a table out of time order";
+        return union_of_times ? "one group's records, yet a union of times" : NULL;
+    }
     if (outcome != RESULT_STREAMED)
         return s->column_count == 0 || union_of_times ? NULL : "not streamed, yet one group's rows";
     if (union_of_times)
