@@ -129,8 +129,8 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
         rtcosim_status st = block(r, at, "CN", &b, &len);
         if (st != RTCOSIM_OK)
             return st;
-        if (++steps > r->n / 4 || len < 218)
-            return mdf_fail(r, steps > r->n / 4 ? "a loop in a channel list" : "a short CN block",
+        if (++steps > r->n / 218 + 1 || len < 218) /* (a CN block: 218 bytes at least) */
+            return mdf_fail(r, steps > r->n / 218 + 1 ? "a loop in a channel list" : "a short CN block",
                             at);
         unsigned first_bit = le_get16(b + 186), bits = le_get16(b + 188);
         uint32_t extra = len >= 228 ? le_get16(b + 226) : 0;
@@ -151,7 +151,7 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g)
             c.cc.int_raw = dtype < 4;
             bool named = c.name && *c.name;
             chan *grown = cst == RTCOSIM_OK && named
-                              ? realloc(g->chans, (g->nchan + 1) * sizeof *grown)
+                              ? mdf_chans_room(g)
                               : NULL;
             if (!grown) {
                 free(c.name);

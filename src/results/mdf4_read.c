@@ -234,8 +234,8 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g, const char *pa
         rtcosim_status st = block(r, at, "CN", NULL, &b);
         if (st != RTCOSIM_OK)
             return st;
-        if (++steps > r->n / 24 || b.size < 24 || b.nlinks < 8)
-            return mdf_fail(r, steps > r->n / 24 ? "a loop in a channel list" : "a short CN block",
+        if (++steps > r->n / 88 + 1 || b.size < 24 || b.nlinks < 8) /* (88: 8 links) */
+            return mdf_fail(r, steps > r->n / 88 + 1 ? "a loop in a channel list" : "a short CN block",
                         at);
         const uint8_t *d = b.data;
         chan c = {.type = d[0], .dtype = d[2], .bit_offset = d[3], .byte_offset = le_get32(d + 4),
@@ -255,7 +255,7 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g, const char *pa
         if (taken && c.raw) {
             c.name = channel_name(r, link_at(&b, 2), parent);
             c.data_link = link_at(&b, 5);
-            chan *grown = c.name ? realloc(g->chans, (g->nchan + 1) * sizeof *grown) : NULL;
+            chan *grown = c.name ? mdf_chans_room(g) : NULL;
             if (!grown) {
                 free(c.name);
                 return mdf_oom(r);
@@ -270,8 +270,7 @@ static rtcosim_status read_channels(rd *r, uint64_t at, group *g, const char *pa
             c.unit = text_of(r, link_at(&b, 6));
             rtcosim_status cst = read_conversion(r, link_at(&b, 4), &c.cc, &c.unit);
             c.cc.int_raw = c.dtype < 4 || c.type == 3 || c.type == 6;
-            chan *grown = cst == RTCOSIM_OK ? realloc(g->chans, (g->nchan + 1) * sizeof *grown)
-                                            : NULL;
+            chan *grown = cst == RTCOSIM_OK ? mdf_chans_room(g) : NULL;
             if (cst != RTCOSIM_OK || !c.name || !grown) {
                 free(c.name);
                 free(c.unit);

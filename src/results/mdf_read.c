@@ -343,3 +343,14 @@ rtcosim_status mdf_with_file(const char *path,
     return st;
 }
 
+
+chan *mdf_chans_room(group *g)
+{
+    size_t n = g->nchan; /* room for max(4, the next power of two) channels */
+    if (n != 0 && (n < 4 || (n & (n - 1)) != 0))
+        return g->chans;
+    chan *p = realloc(g->chans, (n < 4 ? 4 : 2 * n) * sizeof *p);
+    if (p)
+        g->chans = p;
+    return p;
+}

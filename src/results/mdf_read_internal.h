@@ -118,6 +118,10 @@ typedef struct group {
     uint64_t data_len;
 } group;
 
+/* g->chans with room for one more channel: grown by doubling, so that a
+ * long (or looping) channel list costs no quadratic copying; NULL when out
+ * of memory (g->chans as it was). */
+chan *mdf_chans_room(group *g);
 double mdf_f64(const uint8_t *p);
 /* "PATH: MDF block at AT: WHAT" */
 rtcosim_status mdf_fail(rd *r, const char *what, uint64_t at);
