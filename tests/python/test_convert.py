@@ -242,7 +242,8 @@ def test_a_long_csv_converts_a_line_at_a_time(cli, tmpdir_private):
     values as doubles): read twice a line at a time, the CSV, MF4 and a window of
     named variables come out as the whole-file reference reader (RTCOSIM_CSV_WHOLE=1)
     makes them, in a few MB. Measured on a 2 M x 10 file (267 MB): the table read
-    first took 178 MB (CSV out) and 186 MB (MF4 out), the scans 7 and 15 MB."""
+    first took 178 MB (CSV out) and 186 MB (MF4 out), the scans 7 and 15 MB. The MF4
+    back to CSV streams its records as well (that file's MF4: 205 -> 22 MB)."""
     src = os.path.join(tmpdir_private, "long.csv")
     rng = np.random.default_rng(11)
     block = rng.uniform(-50, 50, size=(1000, 19))
@@ -275,6 +276,20 @@ def test_a_long_csv_converts_a_line_at_a_time(cli, tmpdir_private):
             if whole == "0" and not instrumented(cli):
                 assert int(peak) < 30 * 1024, (name, peak)
         assert got["0"] == got["1"], name
+    # that MF4 (one channel group) back to CSV: its records streamed, not its table
+    # (45 MB of doubles), the same file as through the table (RTCOSIM_MDF_WHOLE=1)
+    mf4, back = os.path.join(tmpdir_private, "0all.mf4"), {}
+    for whole in ("0", "1"):
+        back[whole] = os.path.join(tmpdir_private, f"back{whole}.csv")
+        r = subprocess.run([sys.executable, "-c", probe, cli, "convert", mf4, back[whole]],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, RTCOSIM_MDF_WHOLE=whole))
+        code, peak = r.stdout.split()
+        assert code == "0", r.stderr
+        if whole == "0" and not instrumented(cli):
+            assert int(peak) < 30 * 1024, peak
+    with open(back["0"], "rb") as a, open(back["1"], "rb") as b:
+        assert a.read() == b.read()
     # what the file says: row 12 500 of v3 (the block's row 500), the text column left out
     table = rows_of(os.path.join(tmpdir_private, "0some.csv"))
     assert table[0] == ["time", "v7", "v3"] and table[1] == ["s", "V", "V"]
