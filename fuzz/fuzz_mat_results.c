@@ -2,7 +2,8 @@
  * Modelica/Dymola layout through libmatio), as `rtcosim plot` reads them and
  * a table component takes them as a stimulus (src/system/table.c). Arbitrary
  * bytes must give a table or a clean one-line error (no crash, leak or
- * hang). The corpus starts from a result file the build writes (binaries are
+ * hang); the slab reader, the whole one and the rows streamed to convert
+ * give the same values. The corpus starts from a result file the build writes (binaries are
  * not committed as seeds). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,6 +66,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     same_table(t, u, NULL);
     result_table_free(u);
+    /* handed over a slab of time points at a time (convert's way): the same
+     * rows where it streams */
+    table_gather g = {0};
+    result_row_sink sink = {&g, table_gather_columns, table_gather_row};
+    result_stream_outcome outcome;
+    rtcosim_status st = result_mat_stream_select(path, NULL, &sink, &outcome, &err2);
+    if (st != RTCOSIM_OK && !g.failed)
+        __builtin_trap(); /* the table was read: its rows stream */
+    if (st == RTCOSIM_OK && outcome == RESULT_STREAMED)
+        same_table(t, g.t, NULL);
+    result_table_free(g.t);
     /* every other variable alone */
     const char **names = calloc(t->column_count + 1, sizeof *names);
     size_t n = 0;

@@ -176,14 +176,19 @@ static rtcosim_status stream_row(void *context, double time, const double *value
     return put_row(c, time, err);
 }
 
-/* An MDF input to stream (RTCOSIM_MDF_WHOLE=1: read its table, the
- * reference the tests compare with). */
-static bool streams_mdf(const char *path)
+/* The ending of path's name ("" when none). */
+static const char *ending(const char *path)
 {
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    return dot && (!slash || dot > slash) ? dot : "";
+}
+
+/* An MDF input to stream (RTCOSIM_MDF_WHOLE=1: read its table, the
+ * reference the tests compare with; a MAT file's is RTCOSIM_MAT_WHOLE=1). */
+static bool streams_mdf(const char *path)
+{
     const char *knob = getenv("RTCOSIM_MDF_WHOLE");
-    return dot && (!slash || dot > slash) &&
-           (strcasecmp(dot, ".mf4") == 0 || strcasecmp(dot, ".mdf") == 0) &&
+    return (strcasecmp(ending(path), ".mf4") == 0 || strcasecmp(ending(path), ".mdf") == 0) &&
            !(knob && strcmp(knob, "1") == 0);
 }
 
@@ -211,11 +216,15 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
      * file of a run, a single-rate logger's, or the channels named all in
      * one group) goes straight from its records to the recorder, a data
      * block held at a time; else (several groups: the union of their
-     * times, or times out of order) its table is read. */
+     * times, or times out of order) its table is read. A MAT file of
+     * binTrans data_2 (Dymola's, OpenModelica's, rtcosim's) goes a slab of
+     * time points at a time. */
     result_stream_outcome outcome = RESULT_NOT_STREAMABLE;
-    if (streams_mdf(in)) {
+    bool mat = strcasecmp(ending(in), ".mat") == 0;
+    if (mat || streams_mdf(in)) {
         result_row_sink sink = {.context = &c, .columns = stream_columns, .row = stream_row};
-        st = result_mdf_stream_select(in, &sel, &sink, &outcome, err);
+        st = mat ? result_mat_stream_select(in, &sel, &sink, &outcome, err)
+                 : result_mdf_stream_select(in, &sel, &sink, &outcome, err);
         if (outcome == RESULT_OUT_OF_ORDER && st == RTCOSIM_OK) {
             rtcosim_log(RTCOSIM_LOG_INFO, "results", "%s: times out of order: read whole", in);
             c.stopped = false;

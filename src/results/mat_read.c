@@ -6,7 +6,9 @@
  * a slab at a time when it is stored uncompressed (MAT v4, as Dymola,
  * OpenModelica and rtcosim write it; v5 without compression): a block of
  * time points of binTrans, or the needed columns of binNormal, so that the
- * memory is the table of the variables asked for, not the file. */
+ * memory is the table of the variables asked for, not the file; `convert`
+ * takes binTrans slabs' rows as they are read (result_mat_stream_select),
+ * holding no table. */
 #include <errno.h>
 #include <math.h>
 #include <matio.h>
@@ -336,6 +338,24 @@ rtcosim_status result_table_read_mat(const char *path, result_table **out, rtcos
     return result_table_read_mat_select(path, NULL, out, err);
 }
 
+static rtcosim_status read_mat(const char *path, const result_select *sel,
+                               const result_row_sink *sink, result_stream_outcome *outcome,
+                               result_table **out, rtcosim_error *err);
+
+rtcosim_status result_table_read_mat_select(const char *path, const result_select *sel,
+                                            result_table **out, rtcosim_error *err)
+{
+    return read_mat(path, sel, NULL, NULL, out, err);
+}
+
+rtcosim_status result_mat_stream_select(const char *path, const result_select *sel,
+                                        const result_row_sink *sink,
+                                        result_stream_outcome *outcome, rtcosim_error *err)
+{
+    *outcome = RESULT_NOT_STREAMABLE;
+    return read_mat(path, sel, sink, outcome, NULL, err);
+}
+
 /* Where a kept variable's values are (dataInfo): data_2 column `index`
  * (from 1), or data_1 (constant over the run); `sign` -1 for a negated alias. */
 typedef struct mat_source {
@@ -344,10 +364,15 @@ typedef struct mat_source {
     double sign;
 } mat_source;
 
-rtcosim_status result_table_read_mat_select(const char *path, const result_select *sel,
-                                            result_table **out, rtcosim_error *err)
+/* The table of the variables sel names (out), or, with a sink, their rows
+ * handed over a slab of time points at a time when data_2 is binTrans and
+ * read in slabs (else *outcome RESULT_NOT_STREAMABLE, nothing read). */
+static rtcosim_status read_mat(const char *path, const result_select *sel,
+                               const result_row_sink *sink, result_stream_outcome *outcome,
+                               result_table **out, rtcosim_error *err)
 {
-    *out = NULL;
+    if (out)
+        *out = NULL;
     FILE *probe = fopen(path, "rb");
     if (!probe)
         return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: cannot open: %s", path,
@@ -387,18 +412,23 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
      * the tests compare the slabs with) */
     const char *whole = getenv("RTCOSIM_MAT_WHOLE");
     bool slabs = !v5 && slab_readable(d2) && !(whole && strcmp(whole, "1") == 0);
-    if (d2 && !slabs) {
-        Mat_VarFree(d2);
-        d2 = Mat_VarRead(mat, "data_2");
-    }
     result_table *t = NULL;
     mat_source *src = NULL;
     void *slab = NULL;
+    double *row = NULL, *constant = NULL;
     bool transposed = false;
     if (mat_chars(aclass) && aclass->dims[0] >= 4) {
         char *kind = mat_string(aclass, 3, false);
         transposed = kind && strcmp(kind, "binTrans") == 0;
         free(kind);
+    }
+    if (sink && !(slabs && transposed))
+        goto done; /* (not streamed: the caller reads the table) */
+    if (sink)
+        *outcome = RESULT_STREAMED;
+    if (d2 && !slabs) {
+        Mat_VarFree(d2);
+        d2 = Mat_VarRead(mat, "data_2");
     }
     if (d1 && !mat_numeric(d1)) {
         Mat_VarFree(d1);
@@ -466,7 +496,7 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
                                    "%s: dataInfo of '%s' points outside data_1/data_2", path, n);
         kept++;
     }
-    if (st == RTCOSIM_OK && (!(t = result_table_new(path, rows, kept)) ||
+    if (st == RTCOSIM_OK && (!(t = result_table_new(path, sink ? 0 : rows, kept)) ||
                              !(t->first_name = strdup("time"))))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     for (size_t c = 0; c < kept; c++) {
@@ -499,6 +529,22 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
             goto done;
         }
+        if (sink) { /* the columns handed over; data_1's constants kept beside */
+            result_table *cols = t;
+            t = NULL;
+            if (!(row = calloc(kept + 1, sizeof *row)) || !(constant = calloc(kept + 1, sizeof *constant))) {
+                result_table_free(cols);
+                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+                goto done;
+            }
+            for (size_t c = 0; c < kept; c++)
+                if (!src[c].in_d2)
+                    constant[c] = src[c].sign * mat_number(d1, transposed ? src[c].index - 1
+                                                                          : (src[c].index - 1) * d1_rows);
+            if ((st = sink->columns(sink->context, cols, err)) != RTCOSIM_OK)
+                goto done;
+        }
+        double before = -INFINITY;
         for (size_t r0 = 0; r0 < rows && st == RTCOSIM_OK; r0 += block) {
             size_t n = rows - r0 < block ? rows - r0 : block;
             /* (linear: libmatio 1.5.23's 2-D slab of whole columns of a MAT v4
@@ -509,7 +555,21 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
                                        "be read", path, r0 + 1);
                 break;
             }
-            for (size_t r = 0; r < n; r++) {
+            for (size_t r = 0; sink && r < n && st == RTCOSIM_OK; r++) {
+                double time = slab_at(d2, slab, r * d2_vars);
+                if (!(time >= before)) {
+                    st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: data_2: time decreases at "
+                                           "point %zu", path, r0 + r + 1);
+                    break;
+                }
+                before = time;
+                for (size_t c = 0; c < kept; c++)
+                    row[c] = src[c].in_d2 ? src[c].sign * slab_at(d2, slab, r * d2_vars +
+                                                                  src[c].index - 1)
+                                          : constant[c];
+                st = sink->row(sink->context, time, row, err);
+            }
+            for (size_t r = 0; !sink && r < n; r++) {
                 t->time[r0 + r] = slab_at(d2, slab, r * d2_vars);
                 for (size_t c = 0; c < kept; c++)
                     if (src[c].in_d2)
@@ -539,7 +599,7 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
                 to[r] = sign * (slab ? slab_at(d2, slab, r) : to[r]);
         }
     }
-    if (st != RTCOSIM_OK)
+    if (st != RTCOSIM_OK || sink)
         goto done;
     for (size_t r = 1; r < rows; r++)
         if (!(t->time[r] >= t->time[r - 1])) {
@@ -559,6 +619,8 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
 done:
     free(src);
     free(slab);
+    free(row);
+    free(constant);
     Mat_VarFree(aclass);
     Mat_VarFree(name);
     Mat_VarFree(desc);
@@ -566,7 +628,7 @@ done:
     Mat_VarFree(d1);
     Mat_VarFree(d2);
     Mat_Close(mat);
-    if (st != RTCOSIM_OK) {
+    if (st != RTCOSIM_OK || !out) {
         result_table_free(t);
         return st;
     }

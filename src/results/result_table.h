@@ -83,6 +83,13 @@ typedef enum result_stream_outcome {
 rtcosim_status result_mdf_stream_select(const char *path, const result_select *sel,
                                         const result_row_sink *sink,
                                         result_stream_outcome *outcome, rtcosim_error *err);
+/* The same for a MAT result file whose data_2 is binTrans and read in slabs
+ * (MAT v4, as Dymola, OpenModelica and rtcosim write it): its rows a slab
+ * of time points at a time (a time that decreases: the table's error, after
+ * the rows before it); else RESULT_NOT_STREAMABLE. */
+rtcosim_status result_mat_stream_select(const char *path, const result_select *sel,
+                                        const result_row_sink *sink,
+                                        result_stream_outcome *outcome, rtcosim_error *err);
 rtcosim_status result_mdf_stream_bytes_select(const uint8_t *data, size_t size, const char *path,
                                               const result_select *sel,
                                               const result_row_sink *sink,
