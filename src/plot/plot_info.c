@@ -3,7 +3,8 @@
  * MDF measurement: its rows, time span and step, and per column its unit,
  * minimum, maximum and cells that are no number. A CSV is summed up in one
  * pass a line at a time (plot_csv.c), no column held: a run's results of
- * gigabytes cost the longest line. */
+ * gigabytes cost the longest line; a Dymola-layout MAT v4 file a slab of
+ * time points at a time (result_mat_stream_select). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,30 @@ static rtcosim_status sum_row(void *context, double time, char *const *cells, rt
     return RTCOSIM_OK;
 }
 
+/* A row's time and a number of column c taken into the sums. */
+static void sum_time(table_sum *s, double time)
+{
+    if (s->rows > 0) {
+        double d = time - s->last;
+        s->step_lo = d < s->step_lo ? d : s->step_lo;
+        s->step_hi = d > s->step_hi ? d : s->step_hi;
+    } else {
+        s->first = time;
+    }
+    s->last = time;
+    s->rows++;
+}
+
+static void sum_value(column_sum *col, double v)
+{
+    if (isnan(v)) {
+        col->missing++;
+        return;
+    }
+    col->lo = v < col->lo ? v : col->lo;
+    col->hi = v > col->hi ? v : col->hi;
+}
+
 static void sum_free(table_sum *s)
 {
     for (size_t c = 0; s->columns && c < s->count; c++) {
@@ -105,6 +130,17 @@ static rtcosim_status sum_csv(const char *path, table_sum *s, rtcosim_error *err
     return st;
 }
 
+/* The columns' units and text kinds from a table's columns. */
+static rtcosim_status sum_units(table_sum *s, const result_table *t, rtcosim_error *err)
+{
+    for (size_t c = 0; c < t->column_count && c < s->count; c++) {
+        s->columns[c].text = t->columns[c].text;
+        if (t->columns[c].unit && !(s->columns[c].unit = strdup(t->columns[c].unit)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    }
+    return RTCOSIM_OK;
+}
+
 /* A table read whole (a MAT file, or a CSV with RTCOSIM_CSV_WHOLE=1)
  * summed up the same way. */
 static rtcosim_status sum_table(const char *path, table_sum *s, rtcosim_error *err)
@@ -123,33 +159,55 @@ static rtcosim_status sum_table(const char *path, table_sum *s, rtcosim_error *e
         st = sum_header(s, t->first_name ? t->first_name : "time", t->column_count, names, err);
     free(names);
     for (size_t k = 0; st == RTCOSIM_OK && k < t->rows; k++) {
-        double time = t->time[k];
-        if (s->rows > 0) {
-            double d = time - s->last;
-            s->step_lo = d < s->step_lo ? d : s->step_lo;
-            s->step_hi = d > s->step_hi ? d : s->step_hi;
-        } else {
-            s->first = time;
-        }
-        s->last = time;
-        s->rows++;
-        for (size_t c = 0; c < t->column_count; c++) {
-            column_sum *col = &s->columns[c];
-            double v = t->columns[c].values[k];
-            if (isnan(v)) {
-                col->missing++;
-                continue;
-            }
-            col->lo = v < col->lo ? v : col->lo;
-            col->hi = v > col->hi ? v : col->hi;
-        }
+        sum_time(s, t->time[k]);
+        for (size_t c = 0; c < t->column_count; c++)
+            sum_value(&s->columns[c], t->columns[c].values[k]);
     }
-    for (size_t c = 0; st == RTCOSIM_OK && c < t->column_count; c++) {
-        s->columns[c].text = t->columns[c].text;
-        if (t->columns[c].unit && !(s->columns[c].unit = strdup(t->columns[c].unit)))
-            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    }
+    st = st == RTCOSIM_OK ? sum_units(s, t, err) : st;
     plot_table_free(t);
+    if (st != RTCOSIM_OK)
+        sum_free(s);
+    return st;
+}
+
+/* ---- a MAT file's rows summed up as its slabs are read ---- */
+
+static rtcosim_status stream_sum_columns(void *context, result_table *t, rtcosim_error *err)
+{
+    table_sum *s = context;
+    char **names = calloc(t->column_count + 1, sizeof *names);
+    rtcosim_status st = names ? RTCOSIM_OK
+                              : rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    for (size_t c = 0; names && c < t->column_count; c++)
+        names[c] = t->columns[c].name;
+    if (st == RTCOSIM_OK)
+        st = sum_header(s, t->first_name ? t->first_name : "time", t->column_count, names, err);
+    free(names);
+    st = st == RTCOSIM_OK ? sum_units(s, t, err) : st;
+    result_table_free(t);
+    return st;
+}
+
+static rtcosim_status stream_sum_row(void *context, double time, const double *values,
+                                     rtcosim_error *err)
+{
+    (void)err;
+    table_sum *s = context;
+    sum_time(s, time);
+    for (size_t c = 0; c < s->count; c++)
+        sum_value(&s->columns[c], values[c]);
+    return RTCOSIM_OK;
+}
+
+/* A MAT file summed up as its rows are read; *streamed false (nothing
+ * done) when its data_2 is not read so (sum_table then). */
+static rtcosim_status sum_mat(const char *path, table_sum *s, bool *streamed, rtcosim_error *err)
+{
+    *s = (table_sum){.path = path};
+    result_row_sink sink = {.context = s, .columns = stream_sum_columns, .row = stream_sum_row};
+    result_stream_outcome outcome;
+    rtcosim_status st = result_mat_stream_select(path, NULL, &sink, &outcome, err);
+    *streamed = outcome == RESULT_STREAMED;
     if (st != RTCOSIM_OK)
         sum_free(s);
     return st;
@@ -158,11 +216,15 @@ static rtcosim_status sum_table(const char *path, table_sum *s, rtcosim_error *e
 rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_error *err)
 {
     table_sum s;
-    rtcosim_status st = plot_csv_streams(path) ? sum_csv(path, &s, err) : sum_table(path, &s, err);
+    const char *dot = strrchr(path, '.');
+    bool mat = dot && strcasecmp(dot, ".mat") == 0, streamed = false;
+    rtcosim_status st = plot_csv_streams(path) ? sum_csv(path, &s, err)
+                        : mat                  ? sum_mat(path, &s, &streamed, err)
+                                               : sum_table(path, &s, err);
+    if (st == RTCOSIM_OK && mat && !streamed)
+        st = sum_table(path, &s, err);
     if (st != RTCOSIM_OK)
         return st;
-    const char *dot = strrchr(path, '.');
-    bool mat = dot && strcasecmp(dot, ".mat") == 0;
     size_t text = 0;
     for (size_t c = 0; c < s.count; c++)
         text += s.columns[c].text;

@@ -134,6 +134,18 @@ def test_a_long_runs_mat_holds_the_matrix_only(cli, tmpdir_private):
     data_2 = m["data_2"]
     assert data_2.shape == (3, 2000001)
     assert data_2[0, 0] == 0.0 and data_2[0, -1] == 2000.0 and data_2[0, 1000] == 1.0
+    # `info` sums it up a slab of time points at a time (63 MB with the table of
+    # every column before): the ball's height from 0 to its start, 1 m
+    info = subprocess.run([cli, "info", out], check=True, capture_output=True, text=True).stdout
+    assert "rows                 2000001, time 0 .. 2000, step 0.001" in info, info
+    assert re.search(r"\nh +m +0 +1 0\n", info), info
+    probe = ("import resource, subprocess, sys; "
+             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    if "ASAN_OPTIONS" not in os.environ:  # (the sanitizer's own memory)
+        info_kb = int(subprocess.run([sys.executable, "-c", probe, cli, "info", out], check=True,
+                                     capture_output=True, text=True).stdout)
+        assert info_kb < 32 * 1024, info_kb
 
 
 def test_mat_has_the_dymola_layout_and_the_csv_values(tmpdir_private):
