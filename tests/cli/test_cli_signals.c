@@ -350,16 +350,14 @@ static void real_time_run_sigint_writes_results_and_report(void **state)
     tu_drop_dir(dir);
 }
 
-static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
+/* Faulty (fail_mode 5: the first step, t >= fail_time = 0, never returns)
+ * simulated into `out` in dir, and two SIGINTs: the first waits for the step
+ * boundary, the second ends the run at once (exit 130, said so). */
+static void two_sigints_end_a_stuck_step(const char *dir, const char *out)
 {
-    (void)state;
-    char *dir = tu_make_dir();
-    char csv[512];
-    snprintf(csv, sizeof csv, "%s/out.csv", dir);
-    /* Faulty's fail_mode 5: the first step (t >= fail_time = 0) never returns. */
     const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode", "5",
                           "--start-value", "fail_time", "0", "--stop-time", "2",
-                          "--output-interval", "0.25", "--output-file", csv, "-q", NULL};
+                          "--output-interval", "0.25", "--output-file", out, "-q", NULL};
     child c = spawn(dir, args);
     /* The step hangs: Faulty sleeps in it (nothing else in the CLI sleeps).
      * A fixed delay after the header could signal before the step began. */
@@ -374,6 +372,15 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
     kill(c.pid, SIGINT);
     assert_int_equal(wait_exit(c.pid), 130);
     assert_non_null(strstr(tu_read_file(c.err, NULL), "second signal"));
+}
+
+static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char csv[512];
+    snprintf(csv, sizeof csv, "%s/out.csv", dir);
+    two_sigints_end_a_stuck_step(dir, csv);
     /* The row at t = 0 (x = 1), buffered when the step hung, was written by
      * the handler. */
     assert_string_equal(tu_read_file(csv, NULL), "\"time\",\"x\"\n0,1\n");
@@ -389,15 +396,7 @@ static void second_signal_leaves_an_unfinalized_mf4_with_the_rows(void **state)
     char *dir = tu_make_dir();
     char mf4[512];
     snprintf(mf4, sizeof mf4, "%s/out.mf4", dir);
-    const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode", "5",
-                          "--start-value", "fail_time", "0", "--stop-time", "2",
-                          "--output-interval", "0.25", "--output-file", mf4, "-q", NULL};
-    child c = spawn(dir, args);
-    wait_until(c.pid, tu_sleeps_in_nanosleep, "hang in Faulty's step");
-    kill(c.pid, SIGINT);
-    wait_until(c.pid, took_sigint, "take the first SIGINT");
-    kill(c.pid, SIGINT);
-    assert_int_equal(wait_exit(c.pid), 130);
+    two_sigints_end_a_stuck_step(dir, mf4);
     assert_memory_equal(tu_read_file(mf4, NULL), "UnFinMF ", 8);
     size_t rows;
     char *text = mf4_as_csv(dir, mf4, &rows);

@@ -100,11 +100,20 @@ def long_run_peak_kb(cli, out):
                               check=True, capture_output=True, text=True).stdout)
 
 
+def info_peak_kb(cli, path):
+    """The peak resident memory of `rtcosim info path`, in KiB."""
+    probe = ("import resource, subprocess, sys; "
+             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    return int(subprocess.run([sys.executable, "-c", probe, cli, "info", path], check=True,
+                              capture_output=True, text=True).stdout)
+
+
 def test_a_long_runs_mf4_is_written_a_row_at_a_time(cli, tmpdir_private):
-    """2 000 001 rows (2000 s at 1 ms): the conversion at close reads the
-    recorder's CSV a row at a time (twice), so the process's peak memory
-    stays far below the rows' (it held every cell as text: 151 MB for this
-    run before); the file holds them all, and `info` of it walks the records
+    """2 000 001 rows (2000 s at 1 ms): the records go to the file as the run
+    goes (once a CSV converted at close, a row at a time; before that every
+    cell held as text: 151 MB for this run), so the process's peak memory
+    stays far below the rows'; the file holds them all, and `info` of it walks the records
     a data block at a time (119 MB before: the data and every value read
     whole), with the extremes of the bouncing ball (h from 0 to its start, 1 m)."""
     out = os.path.join(tmpdir_private, "long.mf4")
@@ -113,13 +122,8 @@ def test_a_long_runs_mf4_is_written_a_row_at_a_time(cli, tmpdir_private):
     info = subprocess.run([cli, "info", out], check=True, capture_output=True, text=True).stdout
     assert "1      2000001 0 .. 2000 s" in info, info
     assert re.search(r"\n1 +2000001 +0 \.\. 2000 s +h +m +0 +1 0\n", info), info
-    probe = ("import resource, subprocess, sys; "
-             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     if "ASAN_OPTIONS" not in os.environ:  # (the sanitizer's own memory)
-        info_kb = int(subprocess.run([sys.executable, "-c", probe, cli, "info", out], check=True,
-                                     capture_output=True, text=True).stdout)
-        assert info_kb < 32 * 1024, info_kb
+        assert info_peak_kb(cli, out) < 32 * 1024
 
 
 def test_a_long_runs_mat_holds_the_matrix_only(cli, tmpdir_private):
@@ -139,13 +143,8 @@ def test_a_long_runs_mat_holds_the_matrix_only(cli, tmpdir_private):
     info = subprocess.run([cli, "info", out], check=True, capture_output=True, text=True).stdout
     assert "rows                 2000001, time 0 .. 2000, step 0.001" in info, info
     assert re.search(r"\nh +m +0 +1 0\n", info), info
-    probe = ("import resource, subprocess, sys; "
-             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     if "ASAN_OPTIONS" not in os.environ:  # (the sanitizer's own memory)
-        info_kb = int(subprocess.run([sys.executable, "-c", probe, cli, "info", out], check=True,
-                                     capture_output=True, text=True).stdout)
-        assert info_kb < 32 * 1024, info_kb
+        assert info_peak_kb(cli, out) < 32 * 1024
 
 
 def test_mat_has_the_dymola_layout_and_the_csv_values(tmpdir_private):
