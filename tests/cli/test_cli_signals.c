@@ -208,23 +208,30 @@ static double reported_time(const char *err, const char *key)
     return strtod(p + strlen(key), NULL);
 }
 
+/* Dahlquist simulated for 1e7 s at 1 ms into `out` in dir, SIGINT well
+ * into the run: exit 130, said so; the time it names. */
+static double sigint_a_long_dahlquist_run(const char *dir, const char *out)
+{
+    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "1e7",
+                          "--output-interval", "0.001", "--output-file", out, "-q", NULL};
+    child c = spawn(dir, args);
+    wait_for_size(out, 100000); /* well into the run */
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    const char *err = tu_read_file(c.err, NULL);
+    if (!strstr(err, "interrupted by SIGINT"))
+        fail_msg("stderr: %s", err);
+    return reported_time(err, "at t = ");
+}
+
 static void simulate_sigint_keeps_rows_and_removes_the_extracted_fmu(void **state)
 {
     (void)state;
     char *dir = tu_make_dir();
     char csv[512];
     snprintf(csv, sizeof csv, "%s/out.csv", dir);
-    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "1e7",
-                          "--output-interval", "0.001", "--output-file", csv, "-q", NULL};
-    child c = spawn(dir, args);
-    wait_for_size(csv, 100000); /* well into the run */
-    kill(c.pid, SIGINT);
-    assert_int_equal(wait_exit(c.pid), 130);
-    char *err = strdup(tu_read_file(c.err, NULL));
-    if (!strstr(err, "interrupted by SIGINT"))
-        fail_msg("stderr: %s", err);
     /* The last row is complete and is the time the message names. */
-    double t_end = reported_time(err, "at t = ");
+    double t_end = sigint_a_long_dahlquist_run(dir, csv);
     const char *last = last_line(csv);
     char *end;
     double t_row = strtod(last, &end);
@@ -238,7 +245,6 @@ static void simulate_sigint_keeps_rows_and_removes_the_extracted_fmu(void **stat
     char tmp[512];
     snprintf(tmp, sizeof tmp, "%s/tmp", dir);
     assert_int_equal(tu_count_entries(tmp), 0); /* the extracted FMU is gone */
-    free(err);
     tu_drop_dir(dir);
 }
 
@@ -266,13 +272,7 @@ static void simulate_sigint_finalizes_an_mf4_result(void **state)
     char *dir = tu_make_dir();
     char mf4[512];
     snprintf(mf4, sizeof mf4, "%s/out.mf4", dir);
-    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "1e7",
-                          "--output-interval", "0.001", "--output-file", mf4, "-q", NULL};
-    child c = spawn(dir, args);
-    wait_for_size(mf4, 100000); /* well into the run */
-    kill(c.pid, SIGINT);
-    assert_int_equal(wait_exit(c.pid), 130);
-    double t_end = reported_time(tu_read_file(c.err, NULL), "at t = ");
+    double t_end = sigint_a_long_dahlquist_run(dir, mf4);
     assert_memory_equal(tu_read_file(mf4, NULL), "MDF     ", 8); /* finalized */
     size_t rows;
     char *text = mf4_as_csv(dir, mf4, &rows);
