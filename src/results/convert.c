@@ -212,11 +212,10 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         return st;
     result_select sel = {o->variables, o->variable_count};
     converting c = {.in = in, .out = out, .o = o, .sel = &sel};
-    /* An MDF file whose rows are one channel group's records in order (the
-     * file of a run, a single-rate logger's, or the channels named all in
-     * one group) goes straight from its records to the recorder, a data
-     * block held at a time; else (several groups: the union of their
-     * times, or times out of order) its table is read. A MAT file of
+    /* An MDF file goes straight from its records to the recorder, a data
+     * block of each group held at a time (several groups merged by time on
+     * the union of their times); a group whose times go back has its table
+     * read (which sorts). A MAT file of
      * binTrans data_2 (Dymola's, OpenModelica's, rtcosim's) goes a slab of
      * time points at a time. */
     result_stream_outcome outcome = RESULT_NOT_STREAMABLE;

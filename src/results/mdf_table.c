@@ -334,29 +334,141 @@ static rtcosim_status stream_group(rd *r, group *g, size_t first, size_t last, s
     return st;
 }
 
+/* The data group of group k: its channel groups g[*first .. *last). */
+static void data_group_of(const group *g, size_t ng, size_t k, size_t *first, size_t *last)
+{
+    *first = *last = k;
+    while (*first > 0 && g[*first - 1].dg_at == g[k].dg_at)
+        (*first)--;
+    while (*last < ng && g[*last].dg_at == g[k].dg_at)
+        (*last)++;
+}
+
+/* One read group's records in the merge of several: its own walk of its
+ * data group, its head record (time and bytes, valid until it moves on)
+ * and the kept columns that are its channels. */
+typedef struct cursor {
+    const group *g;
+    mdf_recs recs;
+    bool open;
+    size_t n;            /* its records taken */
+    double t;            /* the head's time; INFINITY past the last */
+    const uint8_t *rec;  /* the head's bytes */
+    size_t *cols, ncols; /* kept columns of this group */
+} cursor;
+
+/* The cursor's next record of its group; false when a time is NaN or goes
+ * back (the table puts that right). */
+static bool cursor_next(cursor *c, rtcosim_status *st)
+{
+    const group *h;
+    size_t size;
+    double before = c->t;
+    for (;;) {
+        if (mdf_recs_next(&c->recs, &h, &c->rec, &size, st) <= 0) {
+            c->t = INFINITY;
+            return *st == RTCOSIM_OK;
+        }
+        if (h == c->g)
+            break;
+    }
+    const uint8_t *inval = c->g->inval_bytes ? c->rec + c->g->data_bytes : NULL;
+    c->t = mdf_value(&c->g->chans[c->g->master], c->rec, inval, c->n);
+    return c->t >= before; /* (false for NaN) */
+}
+
+/* Several groups' records merged by time as rows on the union of their
+ * times, each column holding its group's last value at or before a row's
+ * time (NaN before its first), as the table makes them: a group's
+ * records at one time taken together, the last one's values held. */
+static rtcosim_status stream_union(rd *r, group *g, size_t ng, const size_t *ks, size_t nk,
+                                   const column_plan *plan, size_t kept,
+                                   const result_row_sink *sink, result_stream_outcome *outcome)
+{
+    cursor *cs = calloc(nk, sizeof *cs);
+    double *held = malloc((kept ? kept : 1) * sizeof *held);
+    size_t *cols = malloc((kept ? kept : 1) * sizeof *cols);
+    rtcosim_status st = cs && held && cols ? RTCOSIM_OK : mdf_oom(r);
+    for (size_t c = 0; st == RTCOSIM_OK && c < kept; c++)
+        held[c] = NAN;
+    size_t used = 0;
+    for (size_t j = 0; st == RTCOSIM_OK && j < nk; j++) {
+        size_t first, last;
+        data_group_of(g, ng, ks[j], &first, &last);
+        cs[j].g = &g[ks[j]];
+        cs[j].t = -INFINITY;
+        cs[j].cols = cols + used;
+        for (size_t c = 0; c < kept; c++)
+            if (plan[c].k == ks[j])
+                cols[used++] = c, cs[j].ncols++;
+        cs[j].open = (st = mdf_recs_open(&cs[j].recs, r, g + first, last - first)) == RTCOSIM_OK;
+    }
+    *outcome = RESULT_STREAMED;
+    for (size_t j = 0; st == RTCOSIM_OK && j < nk; j++)
+        if (!cursor_next(&cs[j], &st) && st == RTCOSIM_OK)
+            *outcome = RESULT_OUT_OF_ORDER;
+    while (st == RTCOSIM_OK && *outcome == RESULT_STREAMED) {
+        double t = INFINITY;
+        for (size_t j = 0; j < nk; j++)
+            t = cs[j].t < t ? cs[j].t : t;
+        if (t == INFINITY)
+            break;
+        for (size_t j = 0; j < nk && *outcome == RESULT_STREAMED; j++) {
+            cursor *c = &cs[j];
+            while (c->t == t) {
+                const uint8_t *inval = c->g->inval_bytes ? c->rec + c->g->data_bytes : NULL;
+                for (size_t m = 0; m < c->ncols; m++)
+                    held[c->cols[m]] = mdf_value(&c->g->chans[plan[c->cols[m]].i], c->rec,
+                                                 inval, c->n);
+                c->n++;
+                if (!cursor_next(c, &st)) {
+                    if (st == RTCOSIM_OK)
+                        *outcome = RESULT_OUT_OF_ORDER;
+                    break;
+                }
+            }
+        }
+        if (st == RTCOSIM_OK && *outcome == RESULT_STREAMED)
+            st = sink->row(sink->context, t, held, r->err);
+    }
+    for (size_t j = 0; cs && j < nk; j++)
+        if (cs[j].open)
+            mdf_seq_free(&cs[j].recs.s);
+    free(cs);
+    free(held);
+    free(cols);
+    return st;
+}
+
 static rtcosim_status stream_table(rd *r, group *g, size_t ng, const result_select *sel,
                                    const result_row_sink *sink, result_stream_outcome *outcome)
 {
     *outcome = RESULT_NOT_STREAMABLE;
     column_plan *plan;
-    size_t kept, read = 0, one = 0;
+    size_t kept, read = 0;
     rtcosim_status st = plan_table(r, g, ng, sel, &plan, &kept);
+    size_t *ks = st == RTCOSIM_OK ? malloc((ng ? ng : 1) * sizeof *ks) : NULL;
+    if (st == RTCOSIM_OK && !ks)
+        st = mdf_oom(r);
+    bool vlsd = false;
     for (size_t k = 0; st == RTCOSIM_OK && k < ng; k++)
-        if (g[k].read && g[k].master >= 0)
-            read++, one = k;
-    if (st == RTCOSIM_OK && read == 1 && !g[one].vlsd) {
+        if (g[k].read && g[k].master >= 0) {
+            ks[read++] = k;
+            vlsd = vlsd || g[k].vlsd;
+        }
+    if (st == RTCOSIM_OK && read >= 1 && !vlsd) {
         result_table *t = column_table(r, g, ng, plan, kept);
         st = t ? sink->columns(sink->context, t, r->err) : mdf_oom(r);
-        size_t first = one, last = one;
-        while (first > 0 && g[first - 1].dg_at == g[one].dg_at)
-            first--;
-        while (last < ng && g[last].dg_at == g[one].dg_at)
-            last++;
-        if (st == RTCOSIM_OK)
-            st = stream_group(r, g, first, last, one, plan, kept, sink, outcome);
-        else
+        size_t first, last;
+        data_group_of(g, ng, ks[0], &first, &last);
+        if (st != RTCOSIM_OK)
             *outcome = RESULT_STREAMED; /* (the sink's refusal stands) */
+        else if (read == 1) /* its records as they are, repeated times too */
+            st = stream_group(r, g, first, last, ks[0], plan, kept, sink, outcome);
+        else
+            st = stream_union(r, g, ng, ks, read, plan, kept, sink, outcome);
     }
+    free(ks);
     plan_free(plan, kept);
     return st;
 }

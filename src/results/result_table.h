@@ -62,14 +62,17 @@ rtcosim_status result_table_read_mat_select(const char *path, const result_selec
  * the rows when there are none) are the whole read's. */
 rtcosim_status result_table_read_mdf_select(const char *path, const result_select *s,
                                             result_table **out, rtcosim_error *err);
-/* An MDF file's channels that `s` names handed over a row at a time, where
- * their table would be one channel group's records as they are (only one
- * group read; no selection reads every group with a master): `columns` gets
- * the table's columns (no rows; the sink keeps it), then `row` each record's
- * time and values in its column order, a data block held at a time.
- * *outcome RESULT_NOT_STREAMABLE: nothing handed over (read the table);
- * RESULT_OUT_OF_ORDER: rows handed over until a time was NaN or less than
- * the one before (start again with the table, which sorts). */
+/* An MDF file's channels that `s` names (no selection: every group with a
+ * master) handed over a row at a time, the rows of their table: `columns`
+ * gets the table's columns (no rows; the sink keeps it), then `row` each
+ * row's time and values in its column order. One group read: its records
+ * as they are; several: merged by time as read, on the union of their
+ * times, each channel holding its last sample (NaN before its first). A
+ * data block of each group held at a time. *outcome RESULT_NOT_STREAMABLE:
+ * nothing handed over (no group read, or a variable-length one: read the
+ * table); RESULT_OUT_OF_ORDER: rows handed over until a group's time was
+ * NaN or less than the one before (start again with the table, which
+ * sorts). */
 typedef struct result_row_sink {
     void *context;
     rtcosim_status (*columns)(void *context, result_table *t, rtcosim_error *err);

@@ -72,12 +72,12 @@ static inline rtcosim_status table_gather_row(void *context, double time, const 
 }
 
 /* A stream's rows (g, outcome) against the selected table s of the same
- * file and selection: when it streamed, s is the rows of one group as they
- * are (no own samples) and the gathered table is s bit for bit (names,
- * units, times, values, NaN as NaN); when one group's time went back or
- * was NaN, s has that group's records in time order (the rows handed over
- * until then were in order); else s holds no columns or is a union of
- * times (own samples kept). NULL when so, else what differs. */
+ * file and selection: when it streamed, the gathered table is s bit for
+ * bit (names, units, times, values held on a union of groups' times, NaN
+ * as NaN); when a group's time went back or was NaN, s is in time order
+ * (and the rows handed over until then were); else (no group read, or a
+ * variable-length one) s holds no columns or is a union of times. NULL
+ * when so, else what differs. */
 static inline const char *table_stream_mismatch(const table_gather *g,
                                                 result_stream_outcome outcome,
                                                 const result_table *s)
@@ -92,12 +92,10 @@ static inline const char *table_stream_mismatch(const table_gather *g,
         for (size_t r = 1; r < s->rows; r++)
             if (!(s->time[r - 1] <= s->time[r]))
                 return "a table out of time order";
-        return union_of_times ? "one group's records, yet a union of times" : NULL;
+        return NULL;
     }
     if (outcome != RESULT_STREAMED)
         return s->column_count == 0 || union_of_times ? NULL : "not streamed, yet one group's rows";
-    if (union_of_times)
-        return "streamed, yet a union of times";
     const result_table *t = g->t;
     if (!t || t->rows != s->rows || t->column_count != s->column_count)
         return "another shape";
