@@ -5,28 +5,35 @@
 
 #include "rtcosim/component.h"
 
+/* Edits between a and b: insertions, deletions, substitutions and swaps of
+ * two neighbouring characters, one each (the optimal string alignment
+ * distance): "fsat0" is one edit from "fast0", as a typist's swap is one
+ * slip. (size_t)-1 when b is longer than 255 bytes. */
 size_t rtcosim_edit_distance(const char *a, const char *b)
 {
     size_t n = strlen(b);
     if (n > 255)
         return (size_t)-1;
-    size_t row[256];
+    size_t rows[3][256], *before = rows[0], *prev = rows[1], *row = rows[2];
     for (size_t j = 0; j <= n; j++)
-        row[j] = j;
+        prev[j] = j;
     for (size_t i = 1; a[i - 1]; i++) {
-        size_t diag = row[0];
         row[0] = i;
         for (size_t j = 1; j <= n; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
+            size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < best)
+                best = prev[j] + 1;
             if (row[j - 1] + 1 < best)
                 best = row[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                a[i - 1] != a[i - 2] && before[j - 2] + 1 < best)
+                best = before[j - 2] + 1; /* two neighbours swapped */
             row[j] = best;
-            diag = up;
         }
+        size_t *spare = before;
+        before = prev, prev = row, row = spare;
     }
-    return row[n];
+    return prev[n];
 }
 
 bool rtcosim_name_is_close(const char *typed, const char *candidate, size_t distance)
