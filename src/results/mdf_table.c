@@ -298,42 +298,6 @@ static result_table *column_table(rd *r, const group *g, size_t ng, column_plan 
     return ok ? t : NULL;
 }
 
-/* Group `one`'s records (of the data group g[first..last)) as rows to the
- * sink, until a time that is NaN or less than the one before. */
-static rtcosim_status stream_group(rd *r, group *g, size_t first, size_t last, size_t one,
-                                   const column_plan *plan, size_t kept,
-                                   const result_row_sink *sink, result_stream_outcome *outcome)
-{
-    mdf_recs c;
-    rtcosim_status st = mdf_recs_open(&c, r, g + first, last - first);
-    double *values = malloc((kept ? kept : 1) * sizeof *values);
-    if (st == RTCOSIM_OK && !values)
-        st = mdf_oom(r);
-    const group *w = &g[one], *h;
-    const uint8_t *rec;
-    size_t size, n = 0;
-    double before = -INFINITY;
-    *outcome = RESULT_STREAMED;
-    while (st == RTCOSIM_OK && mdf_recs_next(&c, &h, &rec, &size, &st) > 0) {
-        if (h != w)
-            continue;
-        const uint8_t *inval = w->inval_bytes ? rec + w->data_bytes : NULL;
-        double time = mdf_value(&w->chans[w->master], rec, inval, n);
-        if (!(time >= before)) { /* NaN, or out of order: the table puts it right */
-            *outcome = RESULT_OUT_OF_ORDER;
-            break;
-        }
-        before = time;
-        for (size_t j = 0; j < kept; j++)
-            values[j] = mdf_value(&w->chans[plan[j].i], rec, inval, n);
-        n++;
-        st = sink->row(sink->context, time, values, r->err);
-    }
-    free(values);
-    mdf_seq_free(&c.s);
-    return st;
-}
-
 /* The data group of group k: its channel groups g[*first .. *last). */
 static void data_group_of(const group *g, size_t ng, size_t k, size_t *first, size_t *last)
 {
@@ -377,13 +341,15 @@ static bool cursor_next(cursor *c, rtcosim_status *st)
     return c->t >= before; /* (false for NaN) */
 }
 
-/* Several groups' records merged by time as rows on the union of their
- * times, each column holding its group's last value at or before a row's
- * time (NaN before its first), as the table makes them: a group's
- * records at one time taken together, the last one's values held. */
-static rtcosim_status stream_union(rd *r, group *g, size_t ng, const size_t *ks, size_t nk,
-                                   const column_plan *plan, size_t kept,
-                                   const result_row_sink *sink, result_stream_outcome *outcome)
+/* The read groups g[ks[0..nk)]'s records as rows, as the table makes
+ * them: one group's records as they are (a row each, repeated times too);
+ * several merged by time on the union of their times, each column holding
+ * its group's last value at or before a row's time (NaN before its first),
+ * a group's records at one time taken together, the last one's values
+ * held. A time that is NaN or goes back ends it: RESULT_OUT_OF_ORDER. */
+static rtcosim_status stream_records(rd *r, group *g, size_t ng, const size_t *ks, size_t nk,
+                                     const column_plan *plan, size_t kept,
+                                     const result_row_sink *sink, result_stream_outcome *outcome)
 {
     cursor *cs = calloc(nk, sizeof *cs);
     double *held = malloc((kept ? kept : 1) * sizeof *held);
@@ -426,6 +392,8 @@ static rtcosim_status stream_union(rd *r, group *g, size_t ng, const size_t *ks,
                         *outcome = RESULT_OUT_OF_ORDER;
                     break;
                 }
+                if (nk == 1)
+                    break; /* (a row each) */
             }
         }
         if (st == RTCOSIM_OK && *outcome == RESULT_STREAMED)
@@ -459,14 +427,10 @@ static rtcosim_status stream_table(rd *r, group *g, size_t ng, const result_sele
     if (st == RTCOSIM_OK && read >= 1 && !vlsd) {
         result_table *t = column_table(r, g, ng, plan, kept);
         st = t ? sink->columns(sink->context, t, r->err) : mdf_oom(r);
-        size_t first, last;
-        data_group_of(g, ng, ks[0], &first, &last);
         if (st != RTCOSIM_OK)
             *outcome = RESULT_STREAMED; /* (the sink's refusal stands) */
-        else if (read == 1) /* its records as they are, repeated times too */
-            st = stream_group(r, g, first, last, ks[0], plan, kept, sink, outcome);
         else
-            st = stream_union(r, g, ng, ks, read, plan, kept, sink, outcome);
+            st = stream_records(r, g, ng, ks, read, plan, kept, sink, outcome);
     }
     free(ks);
     plan_free(plan, kept);
