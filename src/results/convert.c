@@ -7,7 +7,9 @@
  * MAT layout, ASAM MDF 4.10), units kept. What an engineer does to hand a
  * logger's measurement to a spreadsheet, or a CSV to Dymola or CANape. A
  * CSV is read twice a line at a time (its columns, then its rows straight
- * to the recorder), so a file of any length converts in little memory. */
+ * to the recorder), an MDF file a data block of each group at a time and a
+ * Dymola-layout MAT v4 file a slab at a time, so a file of any length
+ * converts in little memory. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,9 +217,8 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
     /* An MDF file goes straight from its records to the recorder, a data
      * block of each group held at a time (several groups merged by time on
      * the union of their times); a group whose times go back has its table
-     * read (which sorts). A MAT file of
-     * binTrans data_2 (Dymola's, OpenModelica's, rtcosim's) goes a slab of
-     * time points at a time. */
+     * read (which sorts). A MAT file of binTrans data_2 (Dymola's,
+     * OpenModelica's, rtcosim's) goes a slab of time points at a time. */
     result_stream_outcome outcome = RESULT_NOT_STREAMABLE;
     bool mat = strcasecmp(ending(in), ".mat") == 0;
     if (mat || streams_mdf(in)) {
@@ -226,7 +227,6 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
                  : result_mdf_stream_select(in, &sel, &sink, &outcome, err);
         if (outcome == RESULT_OUT_OF_ORDER && st == RTCOSIM_OK) {
             rtcosim_log(RTCOSIM_LOG_INFO, "results", "%s: times out of order: read whole", in);
-            c.stopped = false;
             finish(&c, RTCOSIM_EFORMAT, NULL); /* (the rows so far dropped, OUT removed) */
             c = (converting){.in = in, .out = out, .o = o, .sel = &sel};
         }

@@ -73,6 +73,13 @@ static bool cell_fits(double v, uint8_t dtype, uint8_t bytes)
     return v >= lo && v < hi && v == floor(v);
 }
 
+void mdf_warn_text_left_out(const char *path, const char *name)
+{
+    rtcosim_log(RTCOSIM_LOG_WARNING, "results",
+                "%s: '%s' is not written: the MDF file holds numeric channels only (a .csv "
+                "results file keeps String and Binary values)", path, name);
+}
+
 void mdf_storage_of(int type, uint8_t *dtype, uint8_t *bytes)
 {
     *dtype = MDF_FLOAT, *bytes = 8;
@@ -301,10 +308,7 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
         }
         const rtcosim_column *meta = result_csv_meta(columns, column_count, names[c]);
         if (result_csv_is_text(meta)) {
-            rtcosim_log(RTCOSIM_LOG_WARNING, "results",
-                        "%s: '%s' is not written: the MDF file holds numeric channels only "
-                        "(a .csv results file keeps String and Binary values)",
-                        mdf_path, names[c]);
+            mdf_warn_text_left_out(mdf_path, names[c]);
             continue;
         }
         cols[n++] = storage(c, meta);

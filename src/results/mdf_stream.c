@@ -62,10 +62,7 @@ rtcosim_status mdf_stream_open(const char *path, const rtcosim_column *columns, 
         stream_column *s = &m->cols[i];
         if (c->type == RTCOSIM_TYPE_STRING || c->type == RTCOSIM_TYPE_BINARY) {
             s->skip = true;
-            rtcosim_log(RTCOSIM_LOG_WARNING, "results",
-                        "%s: '%s' is not written: the MDF file holds numeric channels only "
-                        "(a .csv results file keeps String and Binary values)",
-                        path, c->name);
+            mdf_warn_text_left_out(path, c->name);
             continue;
         }
         mdf_storage_of((int)c->type, &s->dtype, &s->bytes);

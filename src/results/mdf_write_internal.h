@@ -55,6 +55,9 @@ typedef struct mdf_column {
     uint8_t dtype, bytes;
     int32_t inval_bit;
 } mdf_column;
+/* The warning that column `name` of a results file is not written to the
+ * MDF file at path (String and Binary values: numeric channels only). */
+void mdf_warn_text_left_out(const char *path, const char *name);
 /* The storage of a variable of that type (rtcosim_type; Boolean and Clock as
  * uint8 0/1, integers of their width, Float32 single, the rest double). */
 void mdf_storage_of(int type, uint8_t *dtype, uint8_t *bytes);
