@@ -130,15 +130,23 @@ static rtcosim_status sum_csv(const char *path, table_sum *s, rtcosim_error *err
     return st;
 }
 
-/* The columns' units and text kinds from a table's columns. */
-static rtcosim_status sum_units(table_sum *s, const result_table *t, rtcosim_error *err)
+/* The sums of a table's columns begun: names, units, text kinds. */
+static rtcosim_status sum_columns(table_sum *s, const result_table *t, rtcosim_error *err)
 {
-    for (size_t c = 0; c < t->column_count && c < s->count; c++) {
+    char **names = calloc(t->column_count + 1, sizeof *names);
+    if (!names)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    for (size_t c = 0; c < t->column_count; c++)
+        names[c] = t->columns[c].name;
+    rtcosim_status st =
+        sum_header(s, t->first_name ? t->first_name : "time", t->column_count, names, err);
+    free(names);
+    for (size_t c = 0; st == RTCOSIM_OK && c < t->column_count; c++) {
         s->columns[c].text = t->columns[c].text;
         if (t->columns[c].unit && !(s->columns[c].unit = strdup(t->columns[c].unit)))
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
     }
-    return RTCOSIM_OK;
+    return st;
 }
 
 /* A table read whole (a MAT file, or a CSV with RTCOSIM_CSV_WHOLE=1)
@@ -150,20 +158,12 @@ static rtcosim_status sum_table(const char *path, table_sum *s, rtcosim_error *e
     rtcosim_status st = plot_table_read(path, &t, err);
     if (st != RTCOSIM_OK)
         return st;
-    char **names = calloc(t->column_count + 1, sizeof *names);
-    if (!names)
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    for (size_t c = 0; names && c < t->column_count; c++)
-        names[c] = t->columns[c].name;
-    if (st == RTCOSIM_OK)
-        st = sum_header(s, t->first_name ? t->first_name : "time", t->column_count, names, err);
-    free(names);
+    st = sum_columns(s, t, err);
     for (size_t k = 0; st == RTCOSIM_OK && k < t->rows; k++) {
         sum_time(s, t->time[k]);
         for (size_t c = 0; c < t->column_count; c++)
             sum_value(&s->columns[c], t->columns[c].values[k]);
     }
-    st = st == RTCOSIM_OK ? sum_units(s, t, err) : st;
     plot_table_free(t);
     if (st != RTCOSIM_OK)
         sum_free(s);
@@ -174,16 +174,7 @@ static rtcosim_status sum_table(const char *path, table_sum *s, rtcosim_error *e
 
 static rtcosim_status stream_sum_columns(void *context, result_table *t, rtcosim_error *err)
 {
-    table_sum *s = context;
-    char **names = calloc(t->column_count + 1, sizeof *names);
-    rtcosim_status st = names ? RTCOSIM_OK
-                              : rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
-    for (size_t c = 0; names && c < t->column_count; c++)
-        names[c] = t->columns[c].name;
-    if (st == RTCOSIM_OK)
-        st = sum_header(s, t->first_name ? t->first_name : "time", t->column_count, names, err);
-    free(names);
-    st = st == RTCOSIM_OK ? sum_units(s, t, err) : st;
+    rtcosim_status st = sum_columns(context, t, err);
     result_table_free(t);
     return st;
 }

@@ -364,6 +364,12 @@ typedef struct mat_source {
     double sign;
 } mat_source;
 
+/* A data_1 variable's value (its first, the run's constant). */
+static double d1_value(const matvar_t *d1, const mat_source *src, bool transposed, size_t d1_rows)
+{
+    return src->sign * mat_number(d1, transposed ? src->index - 1 : (src->index - 1) * d1_rows);
+}
+
 /* The table of the variables sel names (out), or, with a sink, their rows
  * handed over a slab of time points at a time when data_2 is binTrans and
  * read in slabs (else *outcome RESULT_NOT_STREAMABLE, nothing read). */
@@ -415,7 +421,7 @@ static rtcosim_status read_mat(const char *path, const result_select *sel,
     result_table *t = NULL;
     mat_source *src = NULL;
     void *slab = NULL;
-    double *row = NULL, *constant = NULL;
+    double *row = NULL; /* a streamed row */
     bool transposed = false;
     if (mat_chars(aclass) && aclass->dims[0] >= 4) {
         char *kind = mat_string(aclass, 3, false);
@@ -529,18 +535,17 @@ static rtcosim_status read_mat(const char *path, const result_select *sel,
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
             goto done;
         }
-        if (sink) { /* the columns handed over; data_1's constants kept beside */
+        if (sink) { /* the columns handed over; data_1's constants set in the row once */
             result_table *cols = t;
             t = NULL;
-            if (!(row = calloc(kept + 1, sizeof *row)) || !(constant = calloc(kept + 1, sizeof *constant))) {
+            if (!(row = calloc(kept + 1, sizeof *row))) {
                 result_table_free(cols);
                 st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
                 goto done;
             }
             for (size_t c = 0; c < kept; c++)
                 if (!src[c].in_d2)
-                    constant[c] = src[c].sign * mat_number(d1, transposed ? src[c].index - 1
-                                                                          : (src[c].index - 1) * d1_rows);
+                    row[c] = d1_value(d1, &src[c], transposed, d1_rows);
             if ((st = sink->columns(sink->context, cols, err)) != RTCOSIM_OK)
                 goto done;
         }
@@ -564,9 +569,8 @@ static rtcosim_status read_mat(const char *path, const result_select *sel,
                 }
                 before = time;
                 for (size_t c = 0; c < kept; c++)
-                    row[c] = src[c].in_d2 ? src[c].sign * slab_at(d2, slab, r * d2_vars +
-                                                                  src[c].index - 1)
-                                          : constant[c];
+                    if (src[c].in_d2)
+                        row[c] = src[c].sign * slab_at(d2, slab, r * d2_vars + src[c].index - 1);
                 st = sink->row(sink->context, time, row, err);
             }
             for (size_t r = 0; !sink && r < n; r++) {
@@ -611,8 +615,7 @@ static rtcosim_status read_mat(const char *path, const result_select *sel,
         if (src[c].in_d2)
             continue;
         /* data_1: constant over the run (its first value) */
-        size_t index = src[c].index;
-        double v = src[c].sign * mat_number(d1, transposed ? index - 1 : (index - 1) * d1_rows);
+        double v = d1_value(d1, &src[c], transposed, d1_rows);
         for (size_t r = 0; r < rows; r++)
             t->columns[c].values[r] = v;
     }
@@ -620,7 +623,6 @@ done:
     free(src);
     free(slab);
     free(row);
-    free(constant);
     Mat_VarFree(aclass);
     Mat_VarFree(name);
     Mat_VarFree(desc);
