@@ -580,13 +580,14 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     if (format == RTCOSIM_RESULTS_MDF) {
         rtcosim_status st = mdf_stream_open(r->path, r->columns, r->column_count, r->started_ns,
                                             &r->mdf, err);
-        char *buf = NULL;
-        if (st == RTCOSIM_OK && (r->record_bytes = mdf_stream_record_bytes(r->mdf)) > r->out.cap &&
-            !(buf = realloc(r->out.buf, r->out.cap = r->record_bytes)))
-            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder",
-                                   o->path);
-        if (buf)
-            r->out.buf = buf;
+        if (st == RTCOSIM_OK && (r->record_bytes = mdf_stream_record_bytes(r->mdf)) > r->out.cap) {
+            char *buf = realloc(r->out.buf, r->record_bytes); /* (room for one record) */
+            if (buf)
+                r->out.buf = buf, r->out.cap = r->record_bytes;
+            else
+                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder",
+                                       o->path);
+        }
         if (st != RTCOSIM_OK) {
             recorder_free(r);
             return st;
