@@ -196,10 +196,10 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         size_t cg_len;
         if ((st = block(r, cg_at, "CG", &cg, &cg_len)) != RTCOSIM_OK)
             break;
-        if (++steps > r->n / 4 || cg_len < 26)
-            return mdf_fail(r, steps > r->n / 4 ? "a loop in a channel group list"
-                                                : "a short CG block", cg_at);
-        group *grown = realloc(*groups, (*ng + 1) * sizeof *grown);
+        if (++steps > r->n / 26 + 1 || cg_len < 26) /* (a CG block: 26 bytes at least) */
+            return mdf_fail(r, steps > r->n / 26 + 1 ? "a loop in a channel group list"
+                                                     : "a short CG block", cg_at);
+        group *grown = mdf_room(*groups, *ng, sizeof **groups);
         if (!grown)
             return mdf_oom(r);
         *groups = grown;

@@ -342,10 +342,10 @@ static rtcosim_status read_data_group(rd *r, uint64_t at, group **groups, size_t
         blk cg;
         if ((st = block(r, cg_at, "CG", NULL, &cg)) != RTCOSIM_OK)
             break;
-        if (++steps > r->n / 24 || cg.size < 32)
-            return mdf_fail(r, steps > r->n / 24 ? "a loop in a channel group list" : "a short CG"
-                        " block", cg_at);
-        group *grown = realloc(*groups, (*ng + 1) * sizeof *grown);
+        if (++steps > r->n / 56 + 1 || cg.size < 32) /* (a CG block: 56 bytes at least) */
+            return mdf_fail(r, steps > r->n / 56 + 1 ? "a loop in a channel group list"
+                                                     : "a short CG block", cg_at);
+        group *grown = mdf_room(*groups, *ng, sizeof **groups);
         if (!grown)
             return mdf_oom(r);
         *groups = grown;

@@ -344,12 +344,18 @@ rtcosim_status mdf_with_file(const char *path,
 }
 
 
+void *mdf_room(void *items, size_t n, size_t size)
+{
+    /* room for max(4, the next power of two) items: grown at 0 and at each
+     * power of two from 4 */
+    if (n != 0 && (n < 4 || (n & (n - 1)) != 0))
+        return items;
+    return realloc(items, (n < 4 ? 4 : 2 * n) * size);
+}
+
 chan *mdf_chans_room(group *g)
 {
-    size_t n = g->nchan; /* room for max(4, the next power of two) channels */
-    if (n != 0 && (n < 4 || (n & (n - 1)) != 0))
-        return g->chans;
-    chan *p = realloc(g->chans, (n < 4 ? 4 : 2 * n) * sizeof *p);
+    chan *p = mdf_room(g->chans, g->nchan, sizeof *g->chans);
     if (p)
         g->chans = p;
     return p;

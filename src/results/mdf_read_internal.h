@@ -118,9 +118,11 @@ typedef struct group {
     uint64_t data_len;
 } group;
 
-/* g->chans with room for one more channel: grown by doubling, so that a
- * long (or looping) channel list costs no quadratic copying; NULL when out
- * of memory (g->chans as it was). */
+/* items (n of them, size bytes each) with room for one more: the same, or
+ * grown by doubling (realloc'd), so that a long (or looping) list of
+ * channels or channel groups costs no quadratic copying; NULL when out of
+ * memory (items as they were). */
+void *mdf_room(void *items, size_t n, size_t size);
 chan *mdf_chans_room(group *g);
 double mdf_f64(const uint8_t *p);
 /* "PATH: MDF block at AT: WHAT" */
