@@ -25,13 +25,12 @@
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "matio_dl.h"
+#include "mat_write_internal.h"
 #include "result_csv.h"
 
 typedef struct mat_column {
     size_t csv_column; /* index in the CSV table */
-    const rtcosim_column *meta;
-    int matrix;        /* 1: data_1, 2: data_2 */
-    int row;           /* 1-based row in its matrix */
+    mat_entry entry;   /* its name (owned), metadata and place */
 } mat_column;
 
 /* "Height" + "m" -> "Height [m]"; the unit alone when there is no text. */
@@ -78,12 +77,80 @@ static int write_var(mat_t *mat, matvar_t *v)
     return rc;
 }
 
+void mat_warn_text_left_out(const char *path, const char *name)
+{
+    /* String and Binary values have no place in a double matrix (nor in
+     * Dymola's or OpenModelica's result files): said, not lost silently */
+    rtcosim_log(RTCOSIM_LOG_WARNING, "results",
+                "%s: '%s' is not written: the Dymola result layout holds numbers only "
+                "(a .csv results file keeps String and Binary values)",
+                path, name);
+}
+
+mat_t *mat_write_meta(const char *path, const mat_entry *entries, size_t n, const double *data1,
+                      size_t n1, rtcosim_error *err)
+{
+    char **names = calloc(n + 1, sizeof *names);
+    char **descriptions = calloc(n + 1, sizeof *descriptions);
+    int32_t *info = calloc(4 * (n + 1), sizeof *info);
+    bool ok = names && descriptions && info && (names[0] = strdup("time")) &&
+              (descriptions[0] = strdup("Time [s]"));
+    const int32_t time_info[4] = {0, 1, 0, -1}; /* the abscissa of all data matrices */
+    if (ok)
+        memcpy(info, time_info, sizeof time_info);
+    for (size_t i = 0; ok && i < n; i++) {
+        int32_t *d = info + 4 * (i + 1);
+        d[0] = entries[i].matrix;
+        d[1] = entries[i].row;
+        d[2] = 0;
+        d[3] = entries[i].matrix == 1 ? 0 : -1;
+        ok = (names[i + 1] = strdup(entries[i].name)) &&
+             (descriptions[i + 1] = describe(entries[i].meta));
+    }
+    mat_t *mat = NULL;
+    if (!ok) {
+        rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT file", path);
+    } else {
+        (void)unlink(path); /* matio appends to nothing: start from an empty file */
+        if (!(mat = Mat_CreateVer(path, NULL, MAT_FT_MAT4))) {
+            rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the MAT file", path);
+        } else {
+            static const char *const aclass[4] = {"Atrajectory", "1.1", "", "binTrans"};
+            /* Aclass is the one matrix not transposed: 4 rows of 11 characters */
+            char ac[4 * 11];
+            for (size_t r = 0; r < 4; r++)
+                for (size_t k = 0; k < 11; k++)
+                    ac[k * 4 + r] = k < strlen(aclass[r]) ? aclass[r][k] : ' ';
+            size_t acdims[2] = {4, 11};
+            size_t infodims[2] = {4, n + 1}, d1dims[2] = {n1, 2};
+            int rc = write_var(mat, Mat_VarCreate("Aclass", MAT_C_CHAR, MAT_T_UINT8, 2, acdims, ac, 0));
+            rc |= write_var(mat, string_matrix("name", (const char *const *)names, n + 1));
+            rc |= write_var(mat, string_matrix("description", (const char *const *)descriptions, n + 1));
+            rc |= write_var(mat, Mat_VarCreate("dataInfo", MAT_C_INT32, MAT_T_INT32, 2, infodims, info, 0));
+            rc |= write_var(mat, Mat_VarCreate("data_1", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d1dims,
+                                               (void *)data1, 0));
+            if (rc != 0) {
+                Mat_Close(mat);
+                mat = NULL;
+                rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed", path);
+            }
+        }
+    }
+    for (size_t i = 0; names && i <= n; i++)
+        free(names[i]);
+    for (size_t i = 0; descriptions && i <= n; i++)
+        free(descriptions[i]);
+    free(names);
+    free(descriptions);
+    free(info);
+    return mat;
+}
+
 /* The CSV's header read: the columns written (text ones said and left
- * out), their names and descriptions. */
+ * out), their names and metadata. */
 static rtcosim_status read_header(result_csv_stream *in, const char *mat_path,
                                   const rtcosim_column *columns, size_t column_count,
-                                  mat_column *cols, char **names, char **descriptions, size_t *n,
-                                  rtcosim_error *err)
+                                  mat_column *cols, size_t *n, rtcosim_error *err)
 {
     size_t ncsv = in->nfields - 1;
     *n = 0;
@@ -91,17 +158,11 @@ static rtcosim_status read_header(result_csv_stream *in, const char *mat_path,
         const char *cname = in->fields[1 + c];
         const rtcosim_column *meta = result_csv_meta(columns, column_count, cname);
         if (result_csv_is_text(meta)) {
-            /* String and Binary values have no place in a double matrix (nor
-             * in Dymola's or OpenModelica's result files): said, not lost
-             * silently */
-            rtcosim_log(RTCOSIM_LOG_WARNING, "results",
-                        "%s: '%s' is not written: the Dymola result layout holds numbers only "
-                        "(a .csv results file keeps String and Binary values)",
-                        mat_path, cname);
+            mat_warn_text_left_out(mat_path, cname);
             continue;
         }
-        cols[*n] = (mat_column){.csv_column = c, .meta = meta};
-        if (!(names[*n + 1] = strdup(cname)) || !(descriptions[*n + 1] = describe(meta)))
+        cols[*n] = (mat_column){.csv_column = c, .entry = {.name = strdup(cname), .meta = meta}};
+        if (!cols[*n].entry.name)
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT "
                                      "file", mat_path);
         ++*n;
@@ -126,7 +187,9 @@ static rtcosim_status row_time(const result_csv_stream *in, size_t ncsv, rtcosim
  * parameters stay constant (data_1), then data_2's values straight into
  * its matrix, which matio writes without a copy. So a conversion holds the
  * result matrix only (a 2 000 001-row run of 3 variables: 48 MB; it held the
- * CSV's cells as text and a copy of the matrix besides, 226 MB, before). */
+ * CSV's cells as text and a copy of the matrix besides, 226 MB, before).
+ * (The recorder streams its .mat files instead, mat_stream.c; this serves
+ * `rtcosim can decode` and is the tests' reference for the stream.) */
 rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_path,
                                           const rtcosim_column *columns, size_t column_count,
                                           rtcosim_error *err)
@@ -146,21 +209,17 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
     }
     size_t ncsv = in.nfields - 1;
     mat_column *cols = calloc(ncsv + 1, sizeof *cols);
-    char **names = calloc(ncsv + 2, sizeof *names);
-    char **descriptions = calloc(ncsv + 2, sizeof *descriptions);
-    int32_t *info = calloc(4 * (ncsv + 1), sizeof *info);
+    mat_entry *entries = calloc(ncsv + 1, sizeof *entries);
     double *first = calloc(ncsv + 1, sizeof *first); /* the first row's values */
     bool *varies = calloc(ncsv + 1, sizeof *varies);
     double *data1 = NULL, *data2 = NULL;
     size_t n = 0, n1 = 1, n2 = 1, rows = 0;
     rtcosim_time_ns t0 = 0, t1 = 0;
-    if (!cols || !names || !descriptions || !info || !first || !varies ||
-        !(names[0] = strdup("time")) || !(descriptions[0] = strdup("Time [s]")))
+    if (!cols || !entries || !first || !varies)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT file",
                                mat_path);
     if (st == RTCOSIM_OK)
-        st = read_header(&in, mat_path, columns, column_count, cols, names, descriptions, &n,
-                         err);
+        st = read_header(&in, mat_path, columns, column_count, cols, &n, err);
     /* first pass: rows, times, constant parameters */
     while (st == RTCOSIM_OK && (got = result_csv_row(&in, err)) == 1) {
         rtcosim_time_ns t;
@@ -183,9 +242,11 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no rows", csv_path);
     if (st == RTCOSIM_OK) {
         for (size_t i = 0; i < n; i++) {
-            bool constant = cols[i].meta && cols[i].meta->parameter && !varies[i];
-            cols[i].matrix = constant ? 1 : 2;
-            cols[i].row = constant ? (int)++n1 : (int)++n2;
+            mat_entry *e = &cols[i].entry;
+            bool constant = e->meta && e->meta->parameter && !varies[i];
+            e->matrix = constant ? 1 : 2;
+            e->row = constant ? (int)++n1 : (int)++n2;
+            entries[i] = *e;
         }
         data1 = calloc(n1 * 2, sizeof *data1);
         data2 = calloc(n2 * rows, sizeof *data2);
@@ -197,17 +258,9 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
         /* column-major n1 x 2: first column the start values, second the stop values */
         data1[0] = (double)t0 / 1e9;
         data1[n1] = (double)t1 / 1e9;
-        int32_t time_info[4] = {0, 1, 0, -1};
-        memcpy(info, time_info, sizeof time_info);
-        for (size_t i = 0; i < n; i++) {
-            int32_t *d = info + 4 * (i + 1);
-            d[0] = cols[i].matrix;
-            d[1] = cols[i].row;
-            d[2] = 0;
-            d[3] = cols[i].matrix == 1 ? 0 : -1;
-            if (cols[i].matrix == 1)
-                data1[cols[i].row - 1] = data1[n1 + cols[i].row - 1] = first[i];
-        }
+        for (size_t i = 0; i < n; i++)
+            if (entries[i].matrix == 1)
+                data1[entries[i].row - 1] = data1[n1 + entries[i].row - 1] = first[i];
         /* second pass: data_2, column-major n2 x rows (a row's values together) */
         rewind(in.f);
         in.lineno = 0;
@@ -224,45 +277,30 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
             double *col = data2 + r * n2;
             col[0] = (double)t / 1e9;
             for (size_t i = 0; i < n; i++)
-                if (cols[i].matrix == 2)
-                    col[cols[i].row - 1] = result_csv_number(in.fields[1 + cols[i].csv_column]);
+                if (entries[i].matrix == 2)
+                    col[entries[i].row - 1] =
+                        result_csv_number(in.fields[1 + cols[i].csv_column]);
         }
     }
     result_csv_stream_close(&in);
     if (st == RTCOSIM_OK) {
-        (void)unlink(mat_path); /* matio appends to nothing: start from an empty file */
-        mat_t *mat = Mat_CreateVer(mat_path, NULL, MAT_FT_MAT4);
+        mat_t *mat = mat_write_meta(mat_path, entries, n, data1, n1, err);
         if (!mat) {
-            st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the MAT file", mat_path);
+            st = err->status;
         } else {
-            static const char *const aclass[4] = {"Atrajectory", "1.1", "", "binTrans"};
-            /* Aclass is the one matrix not transposed: 4 rows of 11 characters */
-            char ac[4 * 11];
-            for (size_t r = 0; r < 4; r++)
-                for (size_t k = 0; k < 11; k++)
-                    ac[k * 4 + r] = k < strlen(aclass[r]) ? aclass[r][k] : ' ';
-            size_t acdims[2] = {4, 11};
-            size_t infodims[2] = {4, n + 1}, d1dims[2] = {n1, 2}, d2dims[2] = {n2, rows};
-            int rc = write_var(mat, Mat_VarCreate("Aclass", MAT_C_CHAR, MAT_T_UINT8, 2, acdims, ac, 0));
-            rc |= write_var(mat, string_matrix("name", (const char *const *)names, n + 1));
-            rc |= write_var(mat, string_matrix("description", (const char *const *)descriptions, n + 1));
-            rc |= write_var(mat, Mat_VarCreate("dataInfo", MAT_C_INT32, MAT_T_INT32, 2, infodims, info, 0));
-            rc |= write_var(mat, Mat_VarCreate("data_1", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d1dims, data1, 0));
+            size_t d2dims[2] = {n2, rows};
             /* (the matrix as it is: no copy; Mat_VarFree leaves it to us) */
-            rc |= write_var(mat, Mat_VarCreate("data_2", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d2dims, data2,
-                                               MAT_F_DONT_COPY_DATA));
+            int rc = write_var(mat, Mat_VarCreate("data_2", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d2dims,
+                                                  data2, MAT_F_DONT_COPY_DATA));
             if (Mat_Close(mat) != 0 || rc != 0)
-                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed", mat_path);
+                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed",
+                                       mat_path);
         }
     }
-    for (size_t i = 0; names && i <= n; i++)
-        free(names[i]);
-    for (size_t i = 0; descriptions && i <= n; i++)
-        free(descriptions[i]);
-    free(descriptions);
-    free(names);
+    for (size_t i = 0; cols && i < n; i++)
+        free((char *)cols[i].entry.name);
     free(cols);
-    free(info);
+    free(entries);
     free(first);
     free(varies);
     free(data1);

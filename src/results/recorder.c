@@ -1,5 +1,5 @@
 /* The results recorder: CSV rows in fmusim's format (or an .mf4 file's
- * records, mdf_stream.c) through one large write buffer, formatted either at
+ * records, mdf_stream.c, or a .mat file's time points, mat_stream.c) through one large write buffer, formatted either at
  * push time or on a writer thread fed by a lock-free single-producer/
  * single-consumer ring, so that a real-time thread can record without
  * allocating, locking or doing I/O (DESIGN.md "results"). */
@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "results/mat_stream.h"
 #include "results/mdf_stream.h"
 #include "rtcosim/results.h"
 
@@ -43,12 +44,13 @@ typedef struct sink {
     uint32_t check_every, until_check;
     atomic_uint_fast64_t bytes_written;
     atomic_uint_fast64_t rows_written;
+    const mat_stream *mat; /* a .mat file: its counts patched after each write */
 } sink;
 
 struct rtcosim_recorder {
-    char *path;     /* the file being streamed (CSV, or an .mf4 file's records) */
-    char *mat_path; /* a ".mat" result: written from path at close */
+    char *path;      /* the file being streamed */
     mdf_stream *mdf; /* an .mf4 result: rows as its records */
+    mat_stream *mat; /* a .mat result: rows as data_2's time points */
     size_t record_bytes;
     int64_t started_ns; /* CLOCK_REALTIME at open: an MDF file's start time */
     rtcosim_column *columns;
@@ -106,8 +108,12 @@ static int64_t coarse_ms(void)
 
 static void sink_flush(sink *s)
 {
-    if (s->len)
+    if (s->len) {
         sink_write_all(s, s->buf, s->len);
+        if (s->mat && s->error_number == 0)
+            mat_stream_patch(s->mat, s->fd,
+                             atomic_load_explicit(&s->rows_written, memory_order_relaxed));
+    }
     s->len = 0;
     s->last_flush_ms = coarse_ms();
 }
@@ -222,16 +228,23 @@ static void sink_put_row(sink *s, const rtcosim_column *columns, size_t n, rtcos
     atomic_fetch_add_explicit(&s->rows_written, 1, memory_order_relaxed);
 }
 
-/* One row into the file's buffer: CSV text, or an .mf4 file's record. */
+/* One row into the file's buffer: CSV text, an .mf4 file's record or a
+ * .mat file's time point. */
 static inline void put_row(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_value *values,
                            uint64_t row)
 {
-    if (!r->mdf) {
+    if (r->mdf) {
+        mdf_stream_put(r->mdf, (uint8_t *)sink_reserve(&r->out, r->record_bytes), t, values,
+                       r->omit_from, row);
+    } else if (r->mat) {
+        if (!mat_stream_has_room(r->mat))
+            return;
+        mat_stream_put(r->mat, (uint8_t *)sink_reserve(&r->out, r->record_bytes), t, values,
+                       r->omit_from, row);
+    } else {
         sink_put_row(&r->out, r->columns, r->column_count, t, values, r->omit_from, row);
         return;
     }
-    mdf_stream_put(r->mdf, (uint8_t *)sink_reserve(&r->out, r->record_bytes), t, values,
-                   r->omit_from, row);
     r->out.len += r->record_bytes;
     atomic_fetch_add_explicit(&r->out.rows_written, 1, memory_order_relaxed);
 }
@@ -463,8 +476,8 @@ static void recorder_free(rtcosim_recorder *r)
             free((char *)r->columns[i].unit);
             free((char *)r->columns[i].description);
         }
-    free(r->mat_path);
     mdf_stream_free(r->mdf);
+    mat_stream_free(r->mat);
     free(r->columns);
     free((void *)r->omit_from);
     free(r->string_offset);
@@ -544,14 +557,7 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     struct timespec started;
     clock_gettime(CLOCK_REALTIME, &started);
     r->started_ns = (int64_t)started.tv_sec * 1000000000 + started.tv_nsec;
-    if (format == RTCOSIM_RESULTS_MAT) {
-        size_t len = strlen(o->path) + sizeof ".csv.part";
-        if ((r->path = malloc(len)))
-            snprintf(r->path, len, "%s.csv.part", o->path);
-        r->mat_path = strdup(o->path);
-    } else {
-        r->path = strdup(o->path);
-    }
+    r->path = strdup(o->path);
     r->column_count = o->column_count;
     r->columns = calloc(o->column_count + 1, sizeof *r->columns);
     r->out.check_every = r->out.until_check = 1;
@@ -560,8 +566,7 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
         r->out.cap = MIN_BUFFER_BYTES;
     r->out.buf = malloc(r->out.cap);
     r->omit_from = calloc(o->column_count + 1, sizeof *r->omit_from);
-    bool ok = r->path && r->columns && r->out.buf && r->omit_from &&
-              (format != RTCOSIM_RESULTS_MAT || r->mat_path);
+    bool ok = r->path && r->columns && r->out.buf && r->omit_from;
     for (size_t i = 0; ok && i < o->column_count; i++)
         atomic_init(&r->omit_from[i], UINT64_MAX);
     for (size_t i = 0; ok && i < o->column_count; i++) {
@@ -577,10 +582,16 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", o->path);
     }
     r->record_every = o->record_every ? o->record_every : 1;
-    if (format == RTCOSIM_RESULTS_MDF) {
-        rtcosim_status st = mdf_stream_open(r->path, r->columns, r->column_count, r->started_ns,
-                                            &r->mdf, err);
-        if (st == RTCOSIM_OK && (r->record_bytes = mdf_stream_record_bytes(r->mdf)) > r->out.cap) {
+    if (format != RTCOSIM_RESULTS_CSV) {
+        rtcosim_status st =
+            format == RTCOSIM_RESULTS_MDF
+                ? mdf_stream_open(r->path, r->columns, r->column_count, r->started_ns, &r->mdf,
+                                  err)
+                : mat_stream_open(r->path, r->columns, r->column_count, &r->mat, err);
+        if (st == RTCOSIM_OK)
+            r->record_bytes = r->mdf ? mdf_stream_record_bytes(r->mdf)
+                                     : mat_stream_record_bytes(r->mat);
+        if (st == RTCOSIM_OK && r->record_bytes > r->out.cap) {
             char *buf = realloc(r->out.buf, r->record_bytes); /* (room for one record) */
             if (buf)
                 r->out.buf = buf, r->out.cap = r->record_bytes;
@@ -593,17 +604,25 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
             return st;
         }
     }
-    r->out.fd = open(r->path, (r->mdf ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* (a .mat file's first matrices are written: data_2 goes after them) */
+    r->out.fd = r->mat ? open(r->path, O_RDWR | O_CLOEXEC)
+                       : open(r->path, (r->mdf ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC,
+                              0666);
+    if (r->out.fd >= 0 && r->mat && lseek(r->out.fd, 0, SEEK_END) < 0) {
+        close(r->out.fd);
+        r->out.fd = -1;
+    }
     if (r->out.fd < 0) {
         rtcosim_status st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create results file: %s",
                                               r->path, strerror(errno));
         recorder_free(r);
         return st;
     }
-    if (r->mdf) {
+    if (r->mdf || r->mat) {
         size_t n;
-        const uint8_t *head = mdf_stream_head(r->mdf, &n);
+        const uint8_t *head = r->mdf ? mdf_stream_head(r->mdf, &n) : mat_stream_head(r->mat, &n);
         sink_write_all(&r->out, (const char *)head, n);
+        r->out.mat = r->mat;
     } else {
         sink_put_quoted(&r->out, "time");
         for (size_t i = 0; i < r->column_count; i++) {
@@ -660,6 +679,9 @@ void rtcosim_recorder_flush_all_signal_safe(void)
             data += w;
             n -= (size_t)w;
         }
+        if (n == 0 && r->mat)
+            mat_stream_patch(r->mat, r->out.fd,
+                             atomic_load_explicit(&r->out.rows_written, memory_order_relaxed));
         r->out.len = 0;
     }
 }
@@ -680,10 +702,11 @@ rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stat
     }
     sink_flush(&r->out);
     rtcosim_status st = RTCOSIM_OK;
+    uint64_t rows = atomic_load_explicit(&r->out.rows_written, memory_order_relaxed);
     if (r->mdf && !r->out.error_number) /* (a file that failed stays unfinalized) */
-        st = mdf_stream_finish(r->mdf, r->out.fd, r->path,
-                               atomic_load_explicit(&r->out.rows_written, memory_order_relaxed),
-                               err);
+        st = mdf_stream_finish(r->mdf, r->out.fd, r->path, rows, err);
+    if (r->mat && !r->out.error_number)
+        st = mat_stream_finish(r->mat, r->out.fd, r->path, rows, err);
     int close_errno = close(r->out.fd) != 0 ? errno : 0;
     r->out.fd = -1;
     int error_number = r->out.error_number ? r->out.error_number : close_errno;
@@ -692,11 +715,6 @@ rtcosim_status rtcosim_recorder_close(rtcosim_recorder *r, rtcosim_recorder_stat
     if (error_number)
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing results failed: %s", r->path,
                                strerror(error_number));
-    else if (st == RTCOSIM_OK && r->mat_path) {
-        st = rtcosim_results_csv_to_mat(r->path, r->mat_path, r->columns, r->column_count, err);
-        if (st == RTCOSIM_OK)
-            (void)unlink(r->path); /* kept on failure: the rows are not lost */
-    }
     recorder_free(r);
     return st;
 }

@@ -248,12 +248,12 @@ static void simulate_sigint_keeps_rows_and_removes_the_extracted_fmu(void **stat
     tu_drop_dir(dir);
 }
 
-/* The CSV of an .mf4 results file (rtcosim_results_convert, as `rtcosim
- * convert` makes it): the text, *rows its rows. */
-static char *mf4_as_csv(const char *dir, const char *mf4, size_t *rows)
+/* The CSV of an .mf4 or .mat results file (rtcosim_results_convert, as
+ * `rtcosim convert` makes it): the text, *rows its rows. */
+static char *result_as_csv(const char *dir, const char *mf4, size_t *rows)
 {
     char csv[600];
-    snprintf(csv, sizeof csv, "%s/from_mf4.csv", dir);
+    snprintf(csv, sizeof csv, "%s/from_result.csv", dir);
     rtcosim_results_convert_options o = {.from = NAN, .to = NAN};
     rtcosim_results_convert_stats stats = {0};
     rtcosim_error err = {0};
@@ -275,7 +275,28 @@ static void simulate_sigint_finalizes_an_mf4_result(void **state)
     double t_end = sigint_a_long_dahlquist_run(dir, mf4);
     assert_memory_equal(tu_read_file(mf4, NULL), "MDF     ", 8); /* finalized */
     size_t rows;
-    char *text = mf4_as_csv(dir, mf4, &rows);
+    char *text = result_as_csv(dir, mf4, &rows);
+    assert_int_equal(rows, (size_t)llround(t_end / 0.001) + 1);
+    char *last = strrchr(text, '\n');
+    assert_non_null(last);
+    *last = '\0';
+    last = strrchr(text, '\n') + 1;
+    assert_true(strtod(last, NULL) == t_end);
+    free(text);
+    tu_drop_dir(dir);
+}
+
+/* The same with a .mat result, also written as the run goes: data_2 holds
+ * every row up to the time named, data_1 that time as the stop time. */
+static void simulate_sigint_finalizes_a_mat_result(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char mat[512];
+    snprintf(mat, sizeof mat, "%s/out.mat", dir);
+    double t_end = sigint_a_long_dahlquist_run(dir, mat);
+    size_t rows;
+    char *text = result_as_csv(dir, mat, &rows);
     assert_int_equal(rows, (size_t)llround(t_end / 0.001) + 1);
     char *last = strrchr(text, '\n');
     assert_non_null(last);
@@ -399,7 +420,24 @@ static void second_signal_leaves_an_unfinalized_mf4_with_the_rows(void **state)
     two_sigints_end_a_stuck_step(dir, mf4);
     assert_memory_equal(tu_read_file(mf4, NULL), "UnFinMF ", 8);
     size_t rows;
-    char *text = mf4_as_csv(dir, mf4, &rows);
+    char *text = result_as_csv(dir, mf4, &rows);
+    assert_int_equal(rows, 1);
+    assert_string_equal(text, "\"time\",\"x\"\n0,1\n");
+    free(text);
+    tu_drop_dir(dir);
+}
+
+/* And with a .mat result: the handler writes the buffered time point and
+ * data_2's count, so the file reads back to that row. */
+static void second_signal_leaves_a_mat_with_the_rows(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char mat[512];
+    snprintf(mat, sizeof mat, "%s/out.mat", dir);
+    two_sigints_end_a_stuck_step(dir, mat);
+    size_t rows;
+    char *text = result_as_csv(dir, mat, &rows);
     assert_int_equal(rows, 1);
     assert_string_equal(text, "\"time\",\"x\"\n0,1\n");
     free(text);
@@ -692,10 +730,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(simulate_sigint_keeps_rows_and_removes_the_extracted_fmu),
         cmocka_unit_test(simulate_sigint_finalizes_an_mf4_result),
+        cmocka_unit_test(simulate_sigint_finalizes_a_mat_result),
         cmocka_unit_test(offline_run_sigterm_keeps_rows_and_prints_the_summary),
         cmocka_unit_test(real_time_run_sigint_writes_results_and_report),
         cmocka_unit_test(second_signal_ends_a_run_stuck_in_a_step_at_once),
         cmocka_unit_test(second_signal_leaves_an_unfinalized_mf4_with_the_rows),
+        cmocka_unit_test(second_signal_leaves_a_mat_with_the_rows),
         cmocka_unit_test(lone_sigterm_ends_a_run_stuck_in_a_step_after_the_grace),
         cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
         cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
