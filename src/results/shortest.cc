@@ -11,6 +11,7 @@
 // [-6, 21), else "d.ddde-7" / "de+21"; "-0" keeps its sign so that it
 // round-trips; inf, -inf, nan for non-finite values.
 #include "results/shortest.h"
+#include "results/digits8.h"
 
 #include <cmath>
 #include <cstdint>
@@ -24,21 +25,17 @@ namespace {
 const int kPlainLow = -6;  // smallest decimal exponent written in plain notation
 const int kPlainHigh = 21; // first decimal exponent written in exponent notation
 
-const char kDigitPairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                           "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                           "8081828384858687888990919293949596979899";
-
-// Exactly four / eight digits of v (leading zeros included) at p.
-inline void put4(uint32_t v, char *p)
+// A word of digits8 stored so that its lowest byte comes first.
+inline void store8(uint64_t w, char *p)
 {
-    std::memcpy(p, kDigitPairs + 2 * (v / 100), 2);
-    std::memcpy(p + 2, kDigitPairs + 2 * (v % 100), 2);
+    w = rtcosim_digits8_memory_order(w);
+    std::memcpy(p, &w, 8);
 }
 
+// Exactly eight digits of v (leading zeros included) at p.
 inline void put8(uint32_t v, char *p)
 {
-    put4(v / 10000, p);
-    put4(v % 10000, p + 4);
+    store8(rtcosim_digits8(v), p);
 }
 
 // The digits of v < 10^8 (no leading zeros) at p, which has room for
@@ -49,12 +46,11 @@ inline int put_small(uint32_t v, char *p)
         *p = (char)('0' + v);
         return 1;
     }
-    int n = 1 + (v >= 10) + (v >= 100) + (v >= 1000) + (v >= 10000) + (v >= 100000) +
-            (v >= 1000000) + (v >= 10000000);
-    char all[16] = {0}; /* eight bytes copied at once: the digits, then zeros */
-    put8(v, all);
-    std::memcpy(p, all + 8 - n, 8);
-    return n;
+    uint64_t w = rtcosim_digits8(v);
+    // the leading zeros: the bytes below the first digit value other than 0
+    int zeros = __builtin_ctzll(w - 0x3030303030303030u) / 8;
+    store8(w >> (8 * zeros), p); // (zero bytes after the digits: ignored)
+    return 8 - zeros;
 }
 
 // The decimal digits of v (a significand: at most 17 digits, and less
@@ -134,9 +130,9 @@ template <typename Float> size_t shortest(Float value, char *buf)
     p = buf + n;
     {
         *p++ = digits[0];
-        if (len > 1) {
+        if (len > 1) { // (16 bytes copied whatever len: at most 17 digits, buf has 32)
             *p++ = '.';
-            std::memcpy(p, digits + 1, (size_t)(len - 1));
+            std::memcpy(p, digits + 1, 16);
             p += len - 1;
         }
         *p++ = 'e';

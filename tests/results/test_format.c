@@ -135,6 +135,25 @@ static void integers_format_exactly(void **state)
     }
     rtcosim_format_uint64(UINT64_MAX, buf);
     assert_string_equal(buf, "18446744073709551615");
+    /* each length's edges (10^k - 1, 10^k, 10^k + 1, 2^b - 1, 2^b) against printf */
+    char want[32];
+    uint64_t p = 1;
+    for (int k = 0; k <= 19; k++, p *= 10) {
+        uint64_t around[3] = {p - 1, p, p + 1};
+        for (int j = 0; j < 3; j++) {
+            snprintf(want, sizeof want, "%llu", (unsigned long long)around[j]);
+            assert_int_equal(rtcosim_format_uint64(around[j], buf), strlen(want));
+            assert_string_equal(buf, want);
+        }
+    }
+    for (int b = 1; b < 64; b++) {
+        uint64_t around[2] = {(UINT64_C(1) << b) - 1, UINT64_C(1) << b};
+        for (int j = 0; j < 2; j++) {
+            snprintf(want, sizeof want, "%llu", (unsigned long long)around[j]);
+            assert_int_equal(rtcosim_format_uint64(around[j], buf), strlen(want));
+            assert_string_equal(buf, want);
+        }
+    }
 }
 
 static void tick_times_format_as_exact_decimal_seconds(void **state)
