@@ -117,7 +117,9 @@ void rtcosim_recorder_get_stats(const rtcosim_recorder *r, rtcosim_recorder_stat
  * write(2) (async-signal-safe, POSIX.1-2017 2.4.3). A row being formatted at
  * that moment on the crashing thread may be cut; with a component crashing
  * inside its call, the buffer holds whole rows. Rows also reach the file at
- * least every 100 ms of wall time on their own. */
+ * least every 100 ms of wall time on their own. A copy being made while a
+ * result is finished (an .mf4 file's compressed records, a .mat file
+ * rewritten) is removed, the result left as it was before the copy. */
 void rtcosim_recorder_flush_all_signal_safe(void);
 
 /* Write every pending row, stop the writer thread, close the file and free

@@ -28,6 +28,7 @@
 #include "results/mat_stream.h"
 #include "matio_dl.h"
 #include "mat_write_internal.h"
+#include "part_file.h"
 #include "result_csv.h"
 #include "rtcosim/log.h"
 
@@ -313,6 +314,7 @@ static rtcosim_status rewrite(const mat_stream *m, int fd, const char *path, uin
             held[p] = m->data1[1 + p];
         snprintf(part, len, "%s.part", path);
     }
+    int slot = st == RTCOSIM_OK ? result_part_register(part) : -1; /* (a second Ctrl-C removes it) */
     mat_t *mat = st == RTCOSIM_OK ? mat_write_meta(part, entries, ne, data1, n1, err) : NULL;
     if (st == RTCOSIM_OK && (!mat || Mat_Close(mat) != 0))
         st = mat ? rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed", part)
@@ -356,6 +358,7 @@ static rtcosim_status rewrite(const mat_stream *m, int fd, const char *path, uin
                                strerror(errno));
     if (st != RTCOSIM_OK && mat)
         (void)unlink(part); /* (made: the file's first matrices were written) */
+    result_part_unregister(slot);
     free(part);
     free(entries);
     free(source);

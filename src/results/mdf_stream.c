@@ -20,6 +20,7 @@
 
 #include "results/mdf_stream.h"
 #include "results/mdf_write_internal.h"
+#include "results/part_file.h"
 #include "rtcosim/log.h"
 #include "util/le.h"
 
@@ -203,6 +204,7 @@ static bool compress_copy(mdf_stream *m, int fd, const char *path, uint64_t rows
     if (!tmp)
         return false;
     snprintf(tmp, len, "%s.dz.part", path);
+    int slot = result_part_register(tmp); /* (a second Ctrl-C removes it) */
     FILE *f = fopen(tmp, "wb");
     bool ok = f != NULL;
     size_t head = m->dt_at; /* the metadata without the DT header */
@@ -221,6 +223,7 @@ static bool compress_copy(mdf_stream *m, int fd, const char *path, uint64_t rows
     ok = ok && rename(tmp, path) == 0;
     if (!ok)
         (void)unlink(tmp);
+    result_part_unregister(slot);
     free(tmp);
     return ok;
 }

@@ -17,6 +17,7 @@
 
 #include "results/mat_stream.h"
 #include "results/mdf_stream.h"
+#include "results/part_file.h"
 #include "rtcosim/results.h"
 
 enum {
@@ -662,8 +663,32 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     return RTCOSIM_OK;
 }
 
+/* Part files to remove on a fatal exit (part_file.h). */
+static _Atomic(const char *) part_files[EMERGENCY_SLOTS];
+
+int result_part_register(const char *path)
+{
+    for (int i = 0; i < EMERGENCY_SLOTS; i++) {
+        const char *expected = NULL;
+        if (atomic_compare_exchange_strong(&part_files[i], &expected, path))
+            return i;
+    }
+    return -1;
+}
+
+void result_part_unregister(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&part_files[slot], NULL);
+}
+
 void rtcosim_recorder_flush_all_signal_safe(void)
 {
+    for (size_t i = 0; i < EMERGENCY_SLOTS; i++) {
+        const char *part = atomic_load(&part_files[i]);
+        if (part)
+            (void)unlink(part); /* (async-signal-safe) */
+    }
     for (size_t i = 0; i < EMERGENCY_SLOTS; i++) {
         rtcosim_recorder *r = atomic_load(&emergency[i]);
         if (!r || r->out.fd < 0 || r->out.len == 0)

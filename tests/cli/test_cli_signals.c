@@ -444,6 +444,38 @@ static void second_signal_leaves_a_mat_with_the_rows(void **state)
     tu_drop_dir(dir);
 }
 
+/* A second signal while close compresses an .mf4 result's records into
+ * <file>.dz.part: the handler removes the half-written copy, and the file
+ * stays as close had finalized it (records uncompressed, all there). */
+static void second_signal_while_compressing_leaves_no_part_file(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char mf4[512], part[600];
+    snprintf(mf4, sizeof mf4, "%s/out.mf4", dir);
+    snprintf(part, sizeof part, "%s.dz.part", mf4);
+    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "1e7",
+                          "--output-interval", "1e-4", "--output-file", mf4, "-q", NULL};
+    child c = spawn(dir, args);
+    wait_for_size(mf4, 40 * 1000 * 1000); /* 2.5 M records: compressed in about 0.5 s */
+    kill(c.pid, SIGINT);
+    int polls = 0;
+    while (access(part, F_OK) != 0 && polls++ < 60000)
+        sleep_ms(1);
+    assert_int_equal(access(part, F_OK), 0);
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    const char *err = tu_read_file(c.err, NULL);
+    if (!strstr(err, "second signal"))
+        fail_msg("stderr: %s", err); /* (the copy was not finished when it came) */
+    assert_int_not_equal(access(part, F_OK), 0);
+    size_t size;
+    const char *file = tu_read_file(mf4, &size);
+    assert_memory_equal(file, "MDF     ", 8); /* finalized before the copy began */
+    assert_true(size >= 40 * 1000 * 1000);
+    tu_drop_dir(dir);
+}
+
 /* A system of Faulty (FMI 2.0) as component f, after a component a of
  * `first` when given; stop time 2 s. */
 static void write_hang_ssd(const char *path, const char *first)
@@ -736,6 +768,7 @@ int main(void)
         cmocka_unit_test(second_signal_ends_a_run_stuck_in_a_step_at_once),
         cmocka_unit_test(second_signal_leaves_an_unfinalized_mf4_with_the_rows),
         cmocka_unit_test(second_signal_leaves_a_mat_with_the_rows),
+        cmocka_unit_test(second_signal_while_compressing_leaves_no_part_file),
         cmocka_unit_test(lone_sigterm_ends_a_run_stuck_in_a_step_after_the_grace),
         cmocka_unit_test(crashing_or_exiting_fmu_keeps_rows_and_is_named),
         cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
