@@ -30,6 +30,7 @@ typedef struct block {
 typedef struct cell {
     char text[RTCOSIM_FORMAT_MAX];
     size_t length; /* 0: no value (an empty cell) */
+    double value;  /* the number text reads as (when it is one) */
 } cell;
 
 typedef struct decoder {

@@ -1,5 +1,5 @@
 /* `rtcosim can decode`'s second pass (can_decode.h): each decoded frame's
- * row, written as CSV (or MAT, MDF through a CSV beside the output), and
+ * row, written as CSV (or as MAT, MDF through the results recorder), and
  * the plot of the selected signals. */
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +46,8 @@ static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const uint8_t *data,
                                   s, (int64_t)rtcosim_dbc_raw_get(s, data, size))
                             : NULL;
     if (!label) {
-        cl->length = rtcosim_format_double(rtcosim_dbc_decode_decimal(s, data, size), cl->text);
+        cl->value = rtcosim_dbc_decode_decimal(s, data, size);
+        cl->length = rtcosim_format_double(cl->value, cl->text);
         return;
     }
     bool quote = strpbrk(label, ",\"\r\n") != NULL;
@@ -63,9 +64,12 @@ static void cell_set(cell *cl, const rtcosim_dbc_signal *s, const uint8_t *data,
     cl->length = n;
 }
 
-/* A pass writing rows: the latest text of every column, the selected ones. */
+/* A pass writing rows: the latest text of every column, the selected ones;
+ * as CSV text to out, or (rec) as numbers to a results recorder. */
 typedef struct rows {
     FILE *out;
+    rtcosim_recorder *rec;
+    rtcosim_value *values; /* rec: a row's values */
     bool complete_only, value_text;
     cell *cells;
     size_t *chosen, chosen_count, missing;
@@ -129,6 +133,14 @@ static void emit(decoder *d, rows *w, const rtcosim_can_log_record *rec, size_t 
     if (!carries || (w->complete_only && w->missing))
         return;
     d->rows_written++;
+    if (w->rec) { /* (complete rows of numbers: every chosen cell has its value) */
+        for (size_t j = 0; j < w->chosen_count; j++)
+            w->values[j].f64 = cells[w->chosen[j]].value;
+        rtcosim_error ignored; /* (a write error is kept until close) */
+        (void)rtcosim_recorder_push_row_always(w->rec, rec->time - d->time_origin, w->values,
+                                               &ignored);
+        return;
+    }
     char text[RTCOSIM_FORMAT_MAX];
     rtcosim_format_time(rec->time - d->time_origin, text);
     fputs(text, w->out);
@@ -163,26 +175,34 @@ static rtcosim_status emit_frame(void *context, const rtcosim_can_log *log,
     return RTCOSIM_OK;
 }
 
-/* The rows: all decoded frames carrying a selected column (emit). */
-static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
+/* The rows: all decoded frames carrying a selected column (emit), as CSV
+ * to out, or to rec. */
+static int write_rows(decoder *d, FILE *out, rtcosim_recorder *rec, bool complete_only,
+                      bool value_text)
 {
-    rows w = {.out = out, .complete_only = complete_only, .value_text = value_text};
+    rows w = {.out = out, .rec = rec, .complete_only = complete_only, .value_text = value_text};
     w.cells = calloc(d->columns + 1, sizeof *w.cells);
     w.chosen = calloc(d->columns + 1, sizeof *w.chosen);
-    if (!w.cells || !w.chosen) {
+    w.values = calloc(d->columns + 1, sizeof *w.values);
+    if (!w.cells || !w.chosen || !w.values) {
         free(w.cells);
         free(w.chosen);
+        free(w.values);
         return cli_fail("out of memory");
     }
-    cli_put_csv_quoted("time", out);
+    if (out)
+        cli_put_csv_quoted("time", out);
     for (size_t c = 0; c < d->columns; c++)
         if (d->selected[c]) {
-            fputc(',', out);
-            cli_put_csv_quoted(d->names[c], out);
+            if (out) {
+                fputc(',', out);
+                cli_put_csv_quoted(d->names[c], out);
+            }
             w.chosen[w.chosen_count++] = c;
         }
     w.missing = w.chosen_count;
-    fputc('\n', out);
+    if (out)
+        fputc('\n', out);
     int rc = 0;
     can_transport_rewind(&d->tr);
     if (d->streaming) {
@@ -207,6 +227,7 @@ static int write_csv(decoder *d, FILE *out, bool complete_only, bool value_text)
     }
     free(w.cells);
     free(w.chosen);
+    free(w.values);
     return rc;
 }
 
@@ -220,13 +241,18 @@ int can_decode_write(decoder *d, const char *path, bool complete_only)
         return cli_fail_error(&ferr);
     if (format != RTCOSIM_RESULTS_CSV) {
         /* MAT or MDF: the complete rows (a matrix or record has no empty
-         * cells), through a CSV beside it converted as the recorder's are
-         * (src/results/mat.c, mdf.c) */
-        size_t len = strlen(path) + sizeof ".csv.part";
-        char *part = malloc(len);
-        if (!part)
+         * cells) of numbers, through the results recorder, which writes
+         * them as they come (src/results/mat_stream.c, mdf_stream.c); the
+         * signals' units from the database */
+        rtcosim_column *cols = calloc(d->columns + 1, sizeof *cols);
+        if (!cols)
             return cli_fail("out of memory");
-        snprintf(part, len, "%s.csv.part", path);
+        size_t n = 0;
+        for (size_t c = 0; c < d->columns; c++)
+            if (d->selected[c])
+                cols[n++] = (rtcosim_column){.name = d->names[c], .type = RTCOSIM_TYPE_FLOAT64,
+                                             .unit = d->units[c] && *d->units[c] ? d->units[c]
+                                                                                 : NULL};
         /* MDF: a log of wall-clock times (candump -l: since 1970; from 2000
          * on) starts the measurement at its first frame, the time channel
          * from 0 there, as measurement tools record */
@@ -237,26 +263,17 @@ int can_decode_write(decoder *d, const char *path, bool complete_only)
             start_ns = d->first_time;
             d->time_origin = start_ns;
         }
-        int rc = write_csv_plain(d, part, true, false); /* numbers only */
+        rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = n,
+                                      .start_ns = start_ns};
+        rtcosim_recorder *rec;
+        int rc = rtcosim_recorder_open(&o, &rec, &ferr) == RTCOSIM_OK ? 0 : cli_fail_error(&ferr);
+        free(cols); /* (copied at open) */
+        if (rc == 0) {
+            rc = write_rows(d, NULL, rec, true, false); /* numbers only */
+            if (rtcosim_recorder_close(rec, NULL, &ferr) != RTCOSIM_OK && rc == 0)
+                rc = cli_fail_error(&ferr);
+        }
         d->time_origin = origin;
-        /* the signals' units from the database, into the file's */
-        rtcosim_column *cols = calloc(d->columns + 1, sizeof *cols);
-        size_t n = 0;
-        for (size_t c = 0; cols && c < d->columns; c++)
-            if (d->selected[c])
-                cols[n++] = (rtcosim_column){.name = d->names[c], .type = RTCOSIM_TYPE_FLOAT64,
-                                             .unit = d->units[c] && *d->units[c] ? d->units[c]
-                                                                                 : NULL};
-        rtcosim_status st = RTCOSIM_OK;
-        if (rc == 0)
-            st = format == RTCOSIM_RESULTS_MDF
-                     ? rtcosim_results_csv_to_mdf(part, path, cols, n, start_ns, &ferr)
-                     : rtcosim_results_csv_to_mat(part, path, cols, n, &ferr);
-        free(cols);
-        if (rc == 0 && st != RTCOSIM_OK)
-            rc = cli_fail_error(&ferr);
-        remove(part);
-        free(part);
         return rc;
     }
     return write_csv_plain(d, path, complete_only, d->value_text);
@@ -267,7 +284,7 @@ static int write_csv_plain(decoder *d, const char *path, bool complete_only, boo
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out)
         return cli_fail("%s: cannot write the CSV file", path);
-    int rc = write_csv(d, out, complete_only, value_text);
+    int rc = write_rows(d, out, NULL, complete_only, value_text);
     if (out == stdout)
         return rc == 0 && fflush(stdout) != 0 ? cli_fail("writing standard output failed") : rc;
     if (fclose(out) != 0 && rc == 0)

@@ -60,7 +60,7 @@ typedef struct rtcosim_column {
 rtcosim_column rtcosim_column_of(const char *name, const rtcosim_variable *v);
 
 typedef struct rtcosim_recorder_options {
-    const char *path;               /* CSV file to create or truncate */
+    const char *path;               /* results file (.csv, .mat, .mf4) to create or truncate */
     const rtcosim_column *columns;  /* copied at open */
     size_t column_count;
     uint32_t record_every;          /* keep rows 0, N, 2N, ... of those pushed; 0 or 1: all */
@@ -73,6 +73,8 @@ typedef struct rtcosim_recorder_options {
     size_t max_string_bytes;        /* with a writer thread: bytes kept of each String
                                        or Binary value (longer ones are cut and
                                        counted); 0: 256 */
+    int64_t start_ns;               /* an .mf4 file's measurement start, ns since 1970
+                                       UTC; 0: the time of the open */
 } rtcosim_recorder_options;
 
 typedef struct rtcosim_recorder_stats {

@@ -158,7 +158,8 @@ class RecorderOptions(ctypes.Structure):
                 ("column_count", ctypes.c_size_t), ("record_every", ctypes.c_uint32),
                 ("writer_thread", ctypes.c_bool), ("drop_when_full", ctypes.c_bool),
                 ("ring_rows", ctypes.c_size_t), ("buffer_bytes", ctypes.c_size_t),
-                ("csv_units", ctypes.c_bool), ("max_string_bytes", ctypes.c_size_t)]
+                ("csv_units", ctypes.c_bool), ("max_string_bytes", ctypes.c_size_t),
+                ("start_ns", ctypes.c_int64)]
 
 
 def strings(items):

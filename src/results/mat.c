@@ -188,8 +188,8 @@ static rtcosim_status row_time(const result_csv_stream *in, size_t ncsv, rtcosim
  * its matrix, which matio writes without a copy. So a conversion holds the
  * result matrix only (a 2 000 001-row run of 3 variables: 48 MB; it held the
  * CSV's cells as text and a copy of the matrix besides, 226 MB, before).
- * (The recorder streams its .mat files instead, mat_stream.c; this serves
- * `rtcosim can decode` and is the tests' reference for the stream.) */
+ * (The recorder streams its .mat files instead, mat_stream.c; this stays
+ * for API users and is the tests' reference for the stream.) */
 rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_path,
                                           const rtcosim_column *columns, size_t column_count,
                                           rtcosim_error *err)

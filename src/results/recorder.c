@@ -557,7 +557,8 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
     r->out.fd = -1;
     struct timespec started;
     clock_gettime(CLOCK_REALTIME, &started);
-    r->started_ns = (int64_t)started.tv_sec * 1000000000 + started.tv_nsec;
+    r->started_ns = o->start_ns ? o->start_ns
+                                : (int64_t)started.tv_sec * 1000000000 + started.tv_nsec;
     r->path = strdup(o->path);
     r->column_count = o->column_count;
     r->columns = calloc(o->column_count + 1, sizeof *r->columns);
