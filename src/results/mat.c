@@ -13,6 +13,7 @@
  *   data_1      double n1 x 2: time (start, stop), then one row per parameter
  *   data_2      double n2 x rows: time, then one row per trajectory. */
 #include <errno.h>
+#include <fcntl.h>
 #include <matio.h>
 #include <math.h>
 #include <stdio.h>
@@ -108,9 +109,15 @@ mat_t *mat_write_meta(const char *path, const mat_entry *entries, size_t n, cons
              (descriptions[i + 1] = describe(entries[i].meta));
     }
     mat_t *mat = NULL;
+    /* created here first for the reason it cannot be (libmatio says none) */
+    int probe = ok ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
     if (!ok) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT file", path);
+    } else if (probe < 0) {
+        rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create results file: %s", path,
+                          strerror(errno));
     } else {
+        close(probe);
         (void)unlink(path); /* matio appends to nothing: start from an empty file */
         if (!(mat = Mat_CreateVer(path, NULL, MAT_FT_MAT4))) {
             rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the MAT file", path);
