@@ -621,4 +621,4 @@ static int run_cmd(int argc, char **argv)
     return rc;
 }
 
-const rtcosim_cli_command rtcosim_cli_cmd_run = {"run", "run an SSP system (.ssd or .ssp)", run_cmd};
+const rtcosim_cli_command rtcosim_cli_cmd_run = {"run", "run a system: SSP (.ssd, .ssp), libcosim's OspSystemStructure.xml, or an FMU alone", run_cmd};

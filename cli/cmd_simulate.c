@@ -25,7 +25,7 @@ static void usage(FILE *out)
         "usage: rtcosim simulate FMU [options]\n"
         "\n"
         "Simulate one FMU (FMI 1.0, 2.0 or 3.0, co-simulation or model exchange) and write its\n"
-        "results as CSV.\n"
+        "results (CSV, MAT or MDF 4 by the output file's extension).\n"
         "Options follow fmusim (the Modelica Reference FMUs' simulator).\n"
         "\n"
         "  --interface-type cs|me|se   FMI interface to use (default cs; an FMU with model\n"
@@ -723,4 +723,4 @@ done:
 }
 
 const rtcosim_cli_command rtcosim_cli_cmd_simulate = {
-    "simulate", "simulate one FMU and write its results as CSV (fmusim options)", run_simulate};
+    "simulate", "simulate one FMU and write its results as CSV, MAT or MDF 4 (fmusim options)", run_simulate};
