@@ -211,6 +211,55 @@ rtcosim_status rtcosim_results_csv_to_mdf(const char *csv_path, const char *mdf_
                                           const rtcosim_column *columns, size_t column_count,
                                           int64_t start_ns, rtcosim_error *err);
 
+/* ---- comparing two results files (src/results/compare.c) ---- */
+
+/* A variable's samples as a curve, linear between samples; two curves
+ * match when every sample of each lies within tolerance of the other
+ * within time_tol of its time: tol(r) = max(atol, rtol |r|, range_tol *
+ * the reference's range over the window). Zeroed options with the
+ * tolerances below (from, to NaN) are the CLI's defaults. */
+typedef struct rtcosim_compare_options {
+    const char *const *variables; /* those compared; none: every numeric one of the reference */
+    size_t variable_count;
+    double rtol;      /* relative to the value (CLI default 1e-6) */
+    double atol;      /* absolute, in the variable's unit */
+    double range_tol; /* relative to the reference's range over the window (CLI default 1e-6) */
+    double time_tol;  /* seconds an event may move */
+    double from, to;  /* the window compared (NaN: the reference's start, stop) */
+} rtcosim_compare_options;
+
+typedef struct rtcosim_compare_variable {
+    const char *name;
+    bool missing;             /* not a numeric variable of the actual file */
+    bool differs;             /* missing, or samples outside the tolerance */
+    size_t checked, outside;  /* samples of both curves checked, and outside */
+    double first_outside_time; /* NaN: none */
+    double max_abs_diff;      /* largest difference at equal times (the other interpolated) */
+    double max_abs_diff_time; /* where (NaN: none) */
+    double max_rel_diff;      /* that difference over the reference's value, largest */
+    double ref_range;         /* the reference's maximum minus minimum in the window */
+} rtcosim_compare_variable;
+
+typedef struct rtcosim_compare_result {
+    size_t ref_rows, act_rows;
+    double ref_start, ref_stop, act_start, act_stop;
+    double from, to;          /* the window compared */
+    bool span_short;          /* the actual file does not cover the window */
+    size_t extra_in_actual;   /* numeric variables the reference lacks (not compared) */
+    size_t variable_count, differing;
+    rtcosim_compare_variable *variables;
+} rtcosim_compare_result;
+
+/* Compare `actual` with `reference` (each a CSV, Dymola MAT or MDF 4/3
+ * results file): *out the per-variable verdicts (free with
+ * rtcosim_compare_result_free). A file that cannot be read, a named
+ * variable the reference lacks or holds as text, or impossible options are
+ * errors naming the file or option. */
+rtcosim_status rtcosim_results_compare(const char *reference, const char *actual,
+                                       const rtcosim_compare_options *opts,
+                                       rtcosim_compare_result **out, rtcosim_error *err);
+void rtcosim_compare_result_free(rtcosim_compare_result *r);
+
 #ifdef __cplusplus
 }
 #endif

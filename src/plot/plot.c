@@ -174,6 +174,14 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
         }
     }
 
+    /* A variable one file gives no unit (a CSV without a units row) takes
+     * the unit another file gives it, so that the runs of one variable share
+     * its panel (`plot run.csv reference.mat h`, `compare --plot`). */
+    for (size_t i = 0; i < series_count; i++)
+        for (size_t j = 0; j < series_count && !(series[i].unit && *series[i].unit); j++)
+            if (j != i && series[j].unit && *series[j].unit &&
+                strcmp(series[i].name, series[j].name) == 0)
+                series[i].unit = series[j].unit;
     if (text_skipped && series_count == 0) {
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                "%s: nothing to plot: the columns hold text (String or Binary "

@@ -1,0 +1,319 @@
+/* Two results files compared variable by variable (rtcosim_results_compare):
+ * a regression check of a run against a reference run, in any of the
+ * formats the readers take (CSV, Dymola MAT, MDF 4/3).
+ *
+ * Each variable's samples are a curve, linear between samples (two samples
+ * at one time, an event's before and after, a jump). The curves match when
+ * every sample of each lies within tolerance of the other curve somewhere
+ * within time_tol of its time: for a sample v at t, the other curve's
+ * values over [t - time_tol, t + time_tol] (its samples there and its
+ * interpolated values at both ends) span [lo, hi], and v passes when
+ * lo - tol(lo) <= v <= hi + tol(hi), tol(r) = max(atol, rtol |r|,
+ * range_tol * the reference's range over the window compared); when the
+ * sample is the reference's, tol is taken at its own value. Checking both
+ * ways finds a spike the other run lacks whichever run has it; the time
+ * tolerance lets an event move by that much (a tube around the curve, as
+ * the FMI cross-check's band and csv-compare's tube are built). A NaN
+ * sample passes when the other curve is NaN somewhere in its window.
+ * Besides the verdict, each variable's largest difference at equal times
+ * (the other curve interpolated there) and where it is, for the report.
+ * Sliding-window minima and maxima over monotone queues: linear in the
+ * samples. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot/plot_internal.h"
+#include "rtcosim/results.h"
+
+/* The samples of one curve over a window sliding forward: [lo, hi) are the
+ * samples with a <= time <= b; monotone queues of their finite values'
+ * indices for the minimum and the maximum; how many are NaN. */
+typedef struct window {
+    const double *t, *y;
+    size_t n, lo, hi, nan;
+    size_t *qmin, *qmax; /* ring-free: indices only grow, heads advance */
+    size_t min_head, min_tail, max_head, max_tail;
+} window;
+
+static void window_advance(window *w, double a, double b)
+{
+    while (w->hi < w->n && w->t[w->hi] <= b) {
+        size_t i = w->hi++;
+        double v = w->y[i];
+        if (isnan(v)) {
+            w->nan++;
+            continue;
+        }
+        while (w->min_tail > w->min_head && w->y[w->qmin[w->min_tail - 1]] >= v)
+            w->min_tail--;
+        w->qmin[w->min_tail++] = i;
+        while (w->max_tail > w->max_head && w->y[w->qmax[w->max_tail - 1]] <= v)
+            w->max_tail--;
+        w->qmax[w->max_tail++] = i;
+    }
+    while (w->lo < w->hi && w->t[w->lo] < a) {
+        size_t i = w->lo++;
+        if (isnan(w->y[i]))
+            w->nan--;
+        if (w->min_tail > w->min_head && w->qmin[w->min_head] == i)
+            w->min_head++;
+        if (w->max_tail > w->max_head && w->qmax[w->max_head] == i)
+            w->max_head++;
+    }
+}
+
+/* The curve's value at time x between samples k - 1 and k (x strictly
+ * inside their times, or at one of them). */
+static double between(const window *w, size_t k, double x)
+{
+    double t0 = w->t[k - 1], t1 = w->t[k], y0 = w->y[k - 1], y1 = w->y[k];
+    if (t1 <= t0)
+        return y1;
+    return y0 + (y1 - y0) * ((x - t0) / (t1 - t0));
+}
+
+/* Join value v into [*lo, *hi] (or the NaN flag). */
+static void join(double v, double *lo, double *hi, bool *any, bool *nan)
+{
+    if (isnan(v)) {
+        *nan = true;
+        return;
+    }
+    if (!*any || v < *lo)
+        *lo = v;
+    if (!*any || v > *hi)
+        *hi = v;
+    *any = true;
+}
+
+/* The curve's span of values over [a, b] after window_advance(a, b): the
+ * samples inside and the interpolated values at a and b where the curve
+ * runs across them. */
+static void window_span(const window *w, double a, double b, double *lo, double *hi, bool *any,
+                        bool *nan)
+{
+    *any = false;
+    *nan = w->nan > 0;
+    if (w->min_tail > w->min_head) {
+        *lo = w->y[w->qmin[w->min_head]];
+        *hi = w->y[w->qmax[w->max_head]];
+        *any = true;
+    }
+    /* the first sample at or after a is lo; the curve crosses a between lo - 1 and lo */
+    if (w->lo > 0 && w->lo < w->n && w->t[w->lo - 1] < a)
+        join(between(w, w->lo, a), lo, hi, any, nan);
+    if (w->hi > 0 && w->hi < w->n && w->t[w->hi] > b)
+        join(between(w, w->hi, b), lo, hi, any, nan);
+}
+
+/* The curve's value at t nearest to v (several samples at t: the closest),
+ * NaN outside its times. k: a cursor moved forward over calls. */
+static double value_at(const double *t, const double *y, size_t n, double x, double v, size_t *k)
+{
+    while (*k < n && t[*k] < x)
+        ++*k;
+    if (*k < n && t[*k] == x) {
+        double best = y[*k];
+        for (size_t j = *k + 1; j < n && t[j] == x; j++)
+            if (fabs(y[j] - v) < fabs(best - v))
+                best = y[j];
+        return best;
+    }
+    if (*k == 0 || *k >= n)
+        return NAN;
+    double t0 = t[*k - 1], t1 = t[*k];
+    return y[*k - 1] + (y[*k] - y[*k - 1]) * ((x - t0) / (t1 - t0));
+}
+
+typedef struct curve {
+    const double *t, *y;
+    size_t n;
+} curve;
+
+typedef struct tolerance {
+    double rtol, atol, floor; /* floor: range_tol times the reference's range */
+} tolerance;
+
+static double tol_at(const tolerance *tol, double r)
+{
+    return fmax(tol->floor, fmax(tol->atol, tol->rtol * fabs(r)));
+}
+
+/* The samples of `checked` with lo <= t <= hi against the span of `band`
+ * within time_tol; checked_is_ref: the tolerance at the sample's own value. */
+static rtcosim_status check(const curve *checked, const curve *band, double lo, double hi,
+                            double time_tol, const tolerance *tol, bool checked_is_ref,
+                            rtcosim_compare_variable *out, rtcosim_error *err)
+{
+    window w = {.t = band->t, .y = band->y, .n = band->n};
+    w.qmin = malloc((band->n + 1) * sizeof *w.qmin);
+    w.qmax = malloc((band->n + 1) * sizeof *w.qmax);
+    if (!w.qmin || !w.qmax) {
+        free(w.qmin);
+        free(w.qmax);
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "compare: out of memory (%zu samples)",
+                                 band->n);
+    }
+    size_t cursor = 0;
+    for (size_t k = 0; k < checked->n; k++) {
+        double t = checked->t[k], v = checked->y[k];
+        if (!(t >= lo && t <= hi))
+            continue;
+        double a = t - time_tol, b = t + time_tol;
+        window_advance(&w, a, b);
+        double blo = 0, bhi = 0;
+        bool any, nan;
+        window_span(&w, a, b, &blo, &bhi, &any, &nan);
+        bool pass;
+        if (isnan(v))
+            pass = nan;
+        else if (!any)
+            pass = false;
+        else if (checked_is_ref)
+            pass = blo - tol_at(tol, v) <= v && v <= bhi + tol_at(tol, v);
+        else
+            pass = blo - tol_at(tol, blo) <= v && v <= bhi + tol_at(tol, bhi);
+        out->checked++;
+        if (!pass) {
+            if (out->outside++ == 0 || t < out->first_outside_time)
+                out->first_outside_time = t;
+        }
+        /* the difference at equal times, reference minus actual's sign aside */
+        double other = value_at(band->t, band->y, band->n, t, v, &cursor);
+        double d = fabs(v - other);
+        if (!isnan(d) && d > out->max_abs_diff) {
+            out->max_abs_diff = d;
+            out->max_abs_diff_time = t;
+        }
+        double ref = checked_is_ref ? v : other;
+        if (!isnan(d) && fabs(ref) > 0 && d / fabs(ref) > out->max_rel_diff)
+            out->max_rel_diff = d / fabs(ref);
+    }
+    free(w.qmin);
+    free(w.qmax);
+    return RTCOSIM_OK;
+}
+
+/* A column's own samples (a multi-rate measurement's channel), else the rows. */
+static curve curve_of(const result_table *t, const result_column *c)
+{
+    if (c->own_time)
+        return (curve){c->own_time, c->own_values, c->own_rows};
+    return (curve){t->time, c->values, t->rows};
+}
+
+void rtcosim_compare_result_free(rtcosim_compare_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->variable_count; i++)
+        free((char *)r->variables[i].name);
+    free(r->variables);
+    free(r);
+}
+
+rtcosim_status rtcosim_results_compare(const char *reference, const char *actual,
+                                       const rtcosim_compare_options *o,
+                                       rtcosim_compare_result **out, rtcosim_error *err)
+{
+    *out = NULL;
+    rtcosim_compare_options defaults = {.rtol = 1e-6, .range_tol = 1e-6, .from = NAN, .to = NAN};
+    if (!o)
+        o = &defaults;
+    if (!(o->rtol >= 0) || !(o->atol >= 0) || !(o->range_tol >= 0) || !(o->time_tol >= 0) ||
+        isinf(o->rtol) || isinf(o->atol) || isinf(o->range_tol) || isinf(o->time_tol))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "compare: tolerances must be finite and "
+                                 "not negative (rtol %g, atol %g, range_tol %g, time_tol %g)",
+                                 o->rtol, o->atol, o->range_tol, o->time_tol);
+    if (!isnan(o->from) && !isnan(o->to) && o->to < o->from)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "compare: the window ends (%g s) before "
+                                 "it starts (%g s)", o->to, o->from);
+    result_select sel = {.names = o->variables, .count = o->variable_count};
+    result_table *ref = NULL, *act = NULL;
+    rtcosim_status st = plot_table_read_select(reference, o->variable_count ? &sel : NULL, &ref, err);
+    if (st == RTCOSIM_OK)
+        st = plot_table_read_select(actual, o->variable_count ? &sel : NULL, &act, err);
+    if (st == RTCOSIM_OK && (ref->rows == 0 || act->rows == 0))
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no rows to compare",
+                               ref->rows == 0 ? reference : actual);
+    /* the variables: those named (each must be a numeric column of the
+     * reference), else every numeric column of the reference */
+    for (size_t i = 0; st == RTCOSIM_OK && i < o->variable_count; i++) {
+        ptrdiff_t c = result_table_find(ref, o->variables[i]);
+        if (c < 0)
+            st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no variable '%s'", reference,
+                                   o->variables[i]);
+        else if (ref->columns[c].text)
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' holds text, not numbers: not "
+                                   "compared", reference, o->variables[i]);
+    }
+    rtcosim_compare_result *r = st == RTCOSIM_OK ? calloc(1, sizeof *r) : NULL;
+    size_t count = st == RTCOSIM_OK ? (o->variable_count ? o->variable_count : ref->column_count) : 0;
+    if (st == RTCOSIM_OK && (!r || !(r->variables = calloc(count + 1, sizeof *r->variables))))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "compare: out of memory");
+    if (st == RTCOSIM_OK) {
+        r->ref_rows = ref->rows;
+        r->act_rows = act->rows;
+        r->ref_start = ref->time[0];
+        r->ref_stop = ref->time[ref->rows - 1];
+        r->act_start = act->time[0];
+        r->act_stop = act->time[act->rows - 1];
+        r->from = isnan(o->from) ? r->ref_start : fmax(o->from, r->ref_start);
+        r->to = isnan(o->to) ? r->ref_stop : fmin(o->to, r->ref_stop);
+        /* the actual run must cover the window (within the time tolerance
+         * and a rounding's slack) */
+        double slack = o->time_tol + 1e-12 * fmax(1.0, fmax(fabs(r->from), fabs(r->to)));
+        r->span_short = r->act_start > r->from + slack || r->act_stop < r->to - slack;
+        for (size_t i = 0; i < act->column_count; i++)
+            r->extra_in_actual += !act->columns[i].text &&
+                                  result_table_find(ref, act->columns[i].name) < 0;
+    }
+    for (size_t i = 0; st == RTCOSIM_OK && i < count; i++) {
+        ptrdiff_t rc = o->variable_count ? result_table_find(ref, o->variables[i]) : (ptrdiff_t)i;
+        const result_column *rcol = &ref->columns[rc];
+        if (rcol->text)
+            continue; /* (every column: those of text are not compared) */
+        rtcosim_compare_variable *v = &r->variables[r->variable_count];
+        if (!(v->name = strdup(rcol->name))) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "compare: out of memory");
+            break;
+        }
+        r->variable_count++;
+        v->first_outside_time = NAN;
+        v->max_abs_diff_time = NAN;
+        ptrdiff_t ac = result_table_find(act, rcol->name);
+        if (ac < 0 || act->columns[ac].text) {
+            v->missing = true;
+            v->differs = true;
+            r->differing++;
+            continue;
+        }
+        curve rcur = curve_of(ref, rcol), acur = curve_of(act, &act->columns[ac]);
+        /* the reference's range over the window, for range_tol */
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t k = 0; k < rcur.n; k++)
+            if (rcur.t[k] >= r->from && rcur.t[k] <= r->to && !isnan(rcur.y[k])) {
+                lo = fmin(lo, rcur.y[k]);
+                hi = fmax(hi, rcur.y[k]);
+            }
+        v->ref_range = hi >= lo ? hi - lo : 0;
+        tolerance tol = {.rtol = o->rtol, .atol = o->atol, .floor = o->range_tol * v->ref_range};
+        /* over the part of the window both runs cover (an actual that
+         * stops early is span_short, said once, not each sample after) */
+        double lo_both = fmax(r->from, r->act_start), hi_both = fmin(r->to, r->act_stop);
+        st = check(&acur, &rcur, lo_both, hi_both, o->time_tol, &tol, false, v, err);
+        if (st == RTCOSIM_OK)
+            st = check(&rcur, &acur, lo_both, hi_both, o->time_tol, &tol, true, v, err);
+        v->differs = v->outside > 0;
+        r->differing += v->differs;
+    }
+    result_table_free(ref);
+    result_table_free(act);
+    if (st != RTCOSIM_OK) {
+        rtcosim_compare_result_free(r);
+        return st;
+    }
+    *out = r;
+    return RTCOSIM_OK;
+}

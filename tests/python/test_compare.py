@@ -1,0 +1,119 @@
+"""`rtcosim compare REFERENCE ACTUAL`: exit 0 when the runs match, 1 when one
+differs, 2 when they cannot be compared (diff's convention). Truth: the same
+run written by rtcosim as CSV and MF4 and by scipy.io.savemat as a MAT file
+another tool made (values from Python's csv module), an analytic change (the
+ball's restitution e set from 0.7 to 0.71: the first bounce at
+t = sqrt(2 h0 / g) is the same, the rebound differs), the report's columns,
+the plot's PNG signature, and one-line errors naming the file or option."""
+import csv
+import os
+import subprocess
+
+import numpy as np
+import pytest
+import scipy.io as scipy_io
+
+from conftest import fmu
+
+
+def compare(cli, *args):
+    return subprocess.run([cli, "compare", *args], capture_output=True, text=True)
+
+
+def simulate(cli, out, *extra):
+    subprocess.run([cli, "simulate", fmu("BouncingBall-fmi3.fmu"), "--stop-time", "3",
+                    "--output-interval", "0.01", "-o", out, *extra], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return out
+
+
+def test_the_same_run_in_three_formats_matches(cli, tmpdir_private):
+    ref = simulate(cli, os.path.join(tmpdir_private, "ref.csv"))
+    mf4 = simulate(cli, os.path.join(tmpdir_private, "act.mf4"))
+    # the reference as another tool writes it: scipy's MAT v4, Dymola layout,
+    # binNormal (a column per variable), values as Python reads our CSV
+    with open(ref, newline="") as f:
+        rows = list(csv.reader(f))
+    values = np.array([[float(x) for x in row] for row in rows[1:]])
+    names = rows[0]
+    width = max(len(n) for n in names)
+    mat = os.path.join(tmpdir_private, "scipy.mat")
+    scipy_io.savemat(mat, {
+        "Aclass": np.array([s.ljust(11) for s in ["Atrajectory", "1.1", "", "binNormal"]]),
+        "name": np.array([n.ljust(width) for n in names]),
+        "description": np.array(["".ljust(1) for _ in names]),
+        "dataInfo": np.array([[0, 1, 0, -1]] + [[2, k + 1, 0, -1] for k in range(1, len(names))],
+                             dtype=np.int32),
+        "data_1": np.array([[values[0, 0]], [values[-1, 0]]]),  # binNormal: 2 x n1
+        "data_2": values}, format="4")
+    for act in (mf4, mat):
+        r = compare(cli, ref, act, "--rtol", "0", "--range-tol", "0")
+        assert r.returncode == 0, (act, r.stdout, r.stderr)
+        assert r.stdout.splitlines()[-1] == "MATCHES: 2 of 2 variables within tolerance", r.stdout
+        lines = {l.split()[0]: l.split() for l in r.stdout.splitlines()[4:-1]}
+        assert lines["h"][1:3] == ["ok", "0"] and lines["v"][1:3] == ["ok", "0"], r.stdout
+    # the other way round too, and -q: the summary alone
+    r = compare(cli, mat, ref, "-q")
+    assert r.returncode == 0 and r.stdout == "MATCHES: 2 of 2 variables within tolerance\n", r
+
+
+def test_a_changed_parameter_differs_after_the_first_bounce(cli, tmpdir_private):
+    ref = simulate(cli, os.path.join(tmpdir_private, "ref.csv"))
+    act = simulate(cli, os.path.join(tmpdir_private, "e071.csv"), "--start-value", "e", "0.71")
+    report, png = (os.path.join(tmpdir_private, n) for n in ("report.csv", "diff.png"))
+    r = compare(cli, ref, act, "--report", report, "--plot", png)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert r.stdout.splitlines()[-1] == "DIFFERS: 0 of 2 variables within tolerance", r.stdout
+    # free fall from h0 = 1 m: the first impact at sqrt(2 / 9.81) = 0.4515 s
+    # (on the 10 ms grid: the step ending at 0.46 s), the same in both runs
+    t_impact = np.sqrt(2 / 9.81)
+    with open(report, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [row["variable"] for row in rows] == ["h", "v"]
+    for row in rows:
+        assert row["result"] == "differs"
+        first = float(row["first_outside_s"])
+        assert t_impact < first <= t_impact + 0.01 + 1e-9, row
+        assert int(row["outside"]) > 0 and int(row["checked"]) == 2 * 301
+    # v after the impact: -e v_impact, |v_impact| = sqrt(2 g h0) = 4.43 m/s:
+    # the rebounds differ by 0.01 * 4.43 m/s at least
+    assert float(rows[1]["max_abs_diff"]) >= 0.01 * np.sqrt(2 * 9.81) - 1e-9
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    # only the window before the impact: they match
+    r = compare(cli, ref, act, "--to", "0.45", "-q")
+    assert r.returncode == 0, r.stdout
+
+
+def test_trouble_is_exit_2_with_one_line(cli, tmpdir_private):
+    ref = simulate(cli, os.path.join(tmpdir_private, "ref.csv"))
+    absent = os.path.join(tmpdir_private, "absent.csv")
+    cases = [
+        ([ref, absent], absent + ": cannot open"),
+        ([ref, ref, "hh"], ref + ": no variable 'hh'"),
+        ([ref, ref, "--rtol", "-1"], "compare: --rtol needs a number >= 0, e.g. --rtol 1e-6 (got '-1')"),
+        ([ref, ref, "--from", "2", "--to", "1"], "compare: the window ends (1 s) before it starts (2 s)"),
+        ([ref], "compare: no ACTUAL file given"),
+        ([ref, ref, "--report", ref], "--report"),
+    ]
+    for args, text in cases:
+        r = compare(cli, *args)
+        assert r.returncode == 2, (args, r.returncode, r.stderr)
+        assert text in r.stderr.splitlines()[-1], (args, r.stderr)
+    r = compare(cli, ref, ref, "--time-tol")
+    assert r.returncode == 2 and "--time-tol needs a number" in r.stderr, r.stderr
+    r = compare(cli, ref, ref, "--rtoll", "1")
+    assert r.returncode == 2 and "did you mean '--rtol'" in r.stderr, r.stderr
+
+
+def test_an_actual_that_stops_early_differs(cli, tmpdir_private):
+    ref = simulate(cli, os.path.join(tmpdir_private, "ref.csv"))
+    short = os.path.join(tmpdir_private, "short.csv")
+    subprocess.run([cli, "simulate", fmu("BouncingBall-fmi3.fmu"), "--stop-time", "2",
+                    "--output-interval", "0.01", "-o", short], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r = compare(cli, ref, short)
+    assert r.returncode == 1, r.stdout
+    assert f"{short} covers 0 .. 2 s, not the compared 0 .. 3 s" in r.stdout, r.stdout
+    assert r.stdout.splitlines()[-1] == ("DIFFERS: 2 of 2 variables within tolerance; "
+                                         "the time span falls short"), r.stdout
