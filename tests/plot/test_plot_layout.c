@@ -512,9 +512,11 @@ static void several_files_compare_runs(void **state)
     plot_layout l;
     if (plot_files_layout(files, 2, vars, 1, svg, NULL, &l, &stats, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
-    /* b.csv has no units row: its h goes to a panel of its own */
+    /* b.csv has no units row: its h takes a.csv's unit and shares its panel
+     * (the runs of one variable side by side; it had a panel of its own) */
     assert_int_equal(stats.series, 2);
-    assert_int_equal(stats.panels, 2);
+    assert_int_equal(stats.panels, 1);
+    assert_string_equal(l.panels[0].y_label, "h [m]");
     char *text = svg_text(svg);
     assert_non_null(strstr(text, "h (a.csv)"));
     assert_non_null(strstr(text, "h (b.csv)"));
