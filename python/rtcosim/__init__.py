@@ -36,13 +36,14 @@ from ._lib import (LOG_HANDLER, PROGRESS, STEP_FINISHED, Error, ErrorStruct, Fmu
                    SimulateOptions, SystemOptions, Value, lib)
 from ._lib import strings as _strings
 from ._keywords import checked_keywords as _checked_keywords
-from ._results import Result, _with_text_columns, plot_result, read_result, write_result
+from ._results import (Comparison, Result, _with_text_columns, compare_results, plot_result,
+                       read_result, write_result)
 from ._results import blocks_from_end as _blocks_from_end
 from ._can import CanLog, iter_can_log, read_can_log, read_isotp
 
 __all__ = ["Error", "simulate", "simulate_fmu", "info", "System", "example_fmu", "Result",
            "read_result", "read_can_log", "iter_can_log", "read_isotp", "CanLog",
-           "plot_result", "write_result"]
+           "plot_result", "write_result", "compare_results", "Comparison"]
 __version__ = "0.1.0"
 
 # rtcosim_type (component.h) -> NumPy type and the rtcosim_value member holding it.

@@ -162,6 +162,34 @@ class RecorderOptions(ctypes.Structure):
                 ("start_ns", ctypes.c_int64)]
 
 
+class CompareOptions(ctypes.Structure):
+    """rtcosim_compare_options (results.h)."""
+    _fields_ = [("variables", _STRINGS), ("variable_count", ctypes.c_size_t),
+                ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
+                ("range_tol", ctypes.c_double), ("time_tol", ctypes.c_double),
+                ("from_", ctypes.c_double), ("to", ctypes.c_double)]
+
+
+class CompareVariable(ctypes.Structure):
+    """rtcosim_compare_variable (results.h)."""
+    _fields_ = [("name", ctypes.c_char_p), ("missing", ctypes.c_bool),
+                ("differs", ctypes.c_bool), ("checked", ctypes.c_size_t),
+                ("outside", ctypes.c_size_t), ("first_outside_time", ctypes.c_double),
+                ("max_abs_diff", ctypes.c_double), ("max_abs_diff_time", ctypes.c_double),
+                ("max_rel_diff", ctypes.c_double), ("ref_range", ctypes.c_double)]
+
+
+class CompareResult(ctypes.Structure):
+    """rtcosim_compare_result (results.h)."""
+    _fields_ = [("ref_rows", ctypes.c_size_t), ("act_rows", ctypes.c_size_t),
+                ("ref_start", ctypes.c_double), ("ref_stop", ctypes.c_double),
+                ("act_start", ctypes.c_double), ("act_stop", ctypes.c_double),
+                ("from_", ctypes.c_double), ("to", ctypes.c_double),
+                ("span_short", ctypes.c_bool), ("extra_in_actual", ctypes.c_size_t),
+                ("variable_count", ctypes.c_size_t), ("differing", ctypes.c_size_t),
+                ("variables", ctypes.POINTER(CompareVariable))]
+
+
 def strings(items):
     """A C array of UTF-8 strings (kept alive by the returned object) and its length."""
     items = [s.encode() if isinstance(s, str) else bytes(s) for s in items]
@@ -237,6 +265,10 @@ _SIGNATURES = {
     "rtcosim_rows_free": (None, [_P]),
     "rtcosim_rows_release_rows": (None, [_P, ctypes.c_size_t]),
     "rtcosim_log_set_handler": (None, [LOG_HANDLER, ctypes.c_void_p]),
+    "rtcosim_results_compare": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p,
+                                               ctypes.POINTER(CompareOptions),
+                                               ctypes.POINTER(ctypes.POINTER(CompareResult)), _E]),
+    "rtcosim_compare_result_free": (None, [ctypes.POINTER(CompareResult)]),
     "rtcosim_example_fmu_path": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p,
                                                 ctypes.c_size_t, _E]),
 }

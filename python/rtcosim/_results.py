@@ -7,13 +7,15 @@ plot --panels auto`)."""
 import csv
 import ctypes
 import difflib
+import math
 import os
 import warnings
 
 import numpy as np
 
 from ._keywords import checked_keywords
-from ._lib import Column, Error, ErrorStruct, RecorderOptions, lib, strings
+from ._lib import (Column, CompareOptions, CompareResult, Error, ErrorStruct, RecorderOptions,
+                   lib, strings)
 
 # rtcosim_type (component.h) of a NumPy field type.
 _TYPE_OF = {np.dtype(np.float64): 0, np.dtype(np.float32): 1, np.dtype(np.int8): 2,
@@ -226,6 +228,77 @@ def plot_result(result, names=None, filename=None, title=None, panels="auto", un
         import matplotlib.pyplot as plt
         plt.show()
     return figure
+
+
+class Comparison:
+    """What compare_results found: .matches (every variable within tolerance
+    and the actual run covering the window), .variables (name -> dict with
+    'matches', 'missing', 'checked', 'outside', 'first_outside_time',
+    'max_abs_diff', 'max_abs_diff_time', 'max_rel_diff', 'reference_range';
+    times None where there is none), .window (start, stop) compared,
+    .span_short, and the runs' rows and spans."""
+
+    def __init__(self, c):
+        self.window = (c.from_, c.to)
+        self.span_short = bool(c.span_short)
+        self.reference_rows, self.actual_rows = c.ref_rows, c.act_rows
+        self.reference_span = (c.ref_start, c.ref_stop)
+        self.actual_span = (c.act_start, c.act_stop)
+        self.extra_in_actual = c.extra_in_actual
+        self.variables = {}
+        for i in range(c.variable_count):
+            v = c.variables[i]
+            time = (lambda t: None if math.isnan(t) else t)
+            self.variables[v.name.decode()] = {
+                "matches": not v.differs, "missing": bool(v.missing), "checked": v.checked,
+                "outside": v.outside, "first_outside_time": time(v.first_outside_time),
+                "max_abs_diff": None if v.missing else v.max_abs_diff,
+                "max_abs_diff_time": time(v.max_abs_diff_time),
+                "max_rel_diff": None if v.missing else v.max_rel_diff,
+                "reference_range": v.ref_range}
+        self.matches = c.differing == 0 and not self.span_short
+
+    def __bool__(self):
+        return self.matches
+
+    def __repr__(self):
+        differing = [n for n, v in self.variables.items() if not v["matches"]]
+        return ("<Comparison %s: %d of %d variables within tolerance%s%s>"
+                % ("matches" if self.matches else "differs",
+                   len(self.variables) - len(differing), len(self.variables),
+                   "; differing: " + ", ".join(differing) if differing else "",
+                   "; the actual run stops short" if self.span_short else ""))
+
+
+def compare_results(reference, actual, variables=None, rtol=1e-6, atol=0.0, range_tol=1e-6,
+                    time_tol=0.0, start=None, stop=None):
+    """A run's results file held against a reference run's, as `rtcosim
+    compare` does (each a CSV, Dymola MAT or MDF 4/3 file): every variable a
+    curve linear between samples; the runs match when every sample of each
+    lies within max(atol, rtol |value|, range_tol * the reference's range) of
+    the other curve within time_tol seconds of its time, over the
+    reference's span (or start..stop within it). variables: those compared
+    (None: every numeric variable of the reference). Returns a Comparison
+    (truthy when the runs match). Errors (a file that cannot be read, a
+    variable the reference lacks, a negative tolerance) raise rtcosim.Error."""
+    if isinstance(variables, (str, bytes)):
+        variables = [variables]
+    variables = [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in variables or []]
+    names, count, keep = strings(variables)
+    o = CompareOptions(variables=names, variable_count=count, rtol=rtol, atol=atol,
+                       range_tol=range_tol, time_tol=time_tol,
+                       from_=math.nan if start is None else start,
+                       to=math.nan if stop is None else stop)
+    err, out = ErrorStruct(), ctypes.POINTER(CompareResult)()
+    status = lib.rtcosim_results_compare(os.fspath(reference).encode(),
+                                         os.fspath(actual).encode(), ctypes.byref(o),
+                                         ctypes.byref(out), ctypes.byref(err))
+    del keep
+    err.check(status)
+    try:
+        return Comparison(out.contents)
+    finally:
+        lib.rtcosim_compare_result_free(out)
 
 
 def read_result(filename, variables=None):

@@ -117,3 +117,24 @@ def test_an_actual_that_stops_early_differs(cli, tmpdir_private):
     assert f"{short} covers 0 .. 2 s, not the compared 0 .. 3 s" in r.stdout, r.stdout
     assert r.stdout.splitlines()[-1] == ("DIFFERS: 2 of 2 variables within tolerance; "
                                          "the time span falls short"), r.stdout
+
+
+def test_compare_results_in_python(cli, tmpdir_private):
+    import rtcosim
+    ref = simulate(cli, os.path.join(tmpdir_private, "ref.csv"))
+    act = simulate(cli, os.path.join(tmpdir_private, "act.mat"))
+    changed = simulate(cli, os.path.join(tmpdir_private, "e.mf4"), "--start-value", "e", "0.71")
+    c = rtcosim.compare_results(ref, act, rtol=0, range_tol=0)
+    assert c and c.matches and set(c.variables) == {"h", "v"}
+    assert c.variables["h"]["max_abs_diff"] == 0 and c.variables["h"]["first_outside_time"] is None
+    assert c.reference_span == (0.0, 3.0) and c.actual_rows == 301
+    c = rtcosim.compare_results(ref, changed, variables="v")
+    assert not c and list(c.variables) == ["v"]
+    v = c.variables["v"]
+    assert not v["matches"] and np.sqrt(2 / 9.81) < v["first_outside_time"] <= np.sqrt(2 / 9.81) + 0.01 + 1e-9
+    assert "differs" in repr(c) and "v" in repr(c)
+    assert rtcosim.compare_results(ref, changed, stop=0.45)  # before the first impact
+    with pytest.raises(rtcosim.Error, match="no variable 'hh'"):
+        rtcosim.compare_results(ref, act, variables=["hh"])
+    with pytest.raises(rtcosim.Error, match="tolerances must be finite and not negative"):
+        rtcosim.compare_results(ref, act, atol=-1)
