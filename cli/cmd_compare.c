@@ -212,6 +212,10 @@ static int run_compare(int argc, char **argv)
                    num(v->max_abs_diff_time, b, sizeof b), num(v->max_rel_diff, c, sizeof c),
                    v->outside, num(v->first_outside_time, d, sizeof d));
         }
+        if (r->empty_in_reference)
+            printf("(%zu column%s of %s without a number, not in %s: not compared)\n",
+                   r->empty_in_reference, r->empty_in_reference == 1 ? "" : "s", files[0],
+                   files[1]);
         if (r->extra_in_actual)
             printf("(%zu variable%s of %s not in the reference: not compared)\n",
                    r->extra_in_actual, r->extra_in_actual == 1 ? "" : "s", files[1]);

@@ -246,6 +246,8 @@ typedef struct rtcosim_compare_result {
     double from, to;          /* the window compared */
     bool span_short;          /* the actual file does not cover the window */
     size_t extra_in_actual;   /* numeric variables the reference lacks (not compared) */
+    size_t empty_in_reference; /* columns without a number in the reference (a CSV's column
+                                  of empty strings) the actual lacks: not compared */
     size_t variable_count, differing;
     rtcosim_compare_variable *variables;
 } rtcosim_compare_result;

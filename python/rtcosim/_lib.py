@@ -186,6 +186,7 @@ class CompareResult(ctypes.Structure):
                 ("act_start", ctypes.c_double), ("act_stop", ctypes.c_double),
                 ("from_", ctypes.c_double), ("to", ctypes.c_double),
                 ("span_short", ctypes.c_bool), ("extra_in_actual", ctypes.c_size_t),
+                ("empty_in_reference", ctypes.c_size_t),
                 ("variable_count", ctypes.c_size_t), ("differing", ctypes.c_size_t),
                 ("variables", ctypes.POINTER(CompareVariable))]
 
