@@ -51,6 +51,10 @@ int cli_check_output_dir(const char *option, const char *dir);
 size_t cli_edit_distance(const char *a, const char *b);
 #include <stdbool.h>
 bool cli_is_close(const char *typed, const char *candidate, size_t distance);
+/* A window bound (--from, --to) in seconds: a finite number, else
+ * cli_fail "PREFIX--from needs a time in seconds, e.g. --from 1.5 (got
+ * 'x')" (prefix: "convert: " or ""). 0 if fine. */
+int cli_parse_window_time(const char *prefix, const char *option, const char *text, double *out);
 /* The one message for an unknown option of any command: "COMMAND: unknown
  * option '--stoptime'; did you mean '--stop-time'? (see rtcosim COMMAND
  * --help)", the suggestion the nearest option usage() lists (NULL: none).

@@ -61,17 +61,6 @@ static int parse_number(const char *option, const char *text, double *out)
     return 0;
 }
 
-static int parse_time(const char *option, const char *text, double *out)
-{
-    char *end = NULL;
-    double v = text ? strtod(text, &end) : NAN;
-    if (!text || !*text || *end || !isfinite(v))
-        return cli_fail("compare: %s needs a time in seconds, e.g. %s 1.5 (got '%s')", option,
-                        option, text ? text : "");
-    *out = v;
-    return 0;
-}
-
 /* %g with "-" for NaN. */
 static const char *num(double v, char *buf, size_t size)
 {
@@ -154,7 +143,9 @@ static int run_compare(int argc, char **argv)
         } else if (strcmp(a, "--time-tol") == 0) {
             rc = parse_number(a, v, &o.time_tol), i++;
         } else if (strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0) {
-            rc = parse_time(a, v, strcmp(a, "--from") == 0 ? &o.from : &o.to), i++;
+            rc = cli_parse_window_time("compare: ", a, v,
+                                       strcmp(a, "--from") == 0 ? &o.from : &o.to),
+            i++;
         } else if (strcmp(a, "--report") == 0 || strcmp(a, "--plot") == 0) {
             if (!v || !*v)
                 rc = cli_fail("compare: %s needs a file name", a);

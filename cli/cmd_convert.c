@@ -29,17 +29,6 @@ static void usage(FILE *out)
             "  --csv-units           a CSV OUT gets a second row with the units\n");
 }
 
-static int parse_time(const char *option, const char *text, double *out)
-{
-    char *end = NULL;
-    double v = text ? strtod(text, &end) : NAN;
-    if (!text || !*text || *end || !isfinite(v))
-        return cli_fail("convert: %s needs a time in seconds, e.g. %s 1.5 (got '%s')", option,
-                        option, text ? text : "");
-    *out = v;
-    return 0;
-}
-
 static bool stop_requested(void *context)
 {
     (void)context;
@@ -63,7 +52,8 @@ static int run_convert(int argc, char **argv)
             free(vars);
             return 0;
         } else if (strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0) {
-            rc = parse_time(a, v, strcmp(a, "--from") == 0 ? &o.from : &o.to);
+            rc = cli_parse_window_time("convert: ", a, v,
+                                       strcmp(a, "--from") == 0 ? &o.from : &o.to);
             i++;
         } else if (strcmp(a, "--csv-units") == 0) {
             o.csv_units = true;

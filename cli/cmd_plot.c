@@ -50,17 +50,6 @@ static bool is_results_file(const char *arg)
     return strchr(arg, '/') && stat(arg, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int parse_time(const char *option, const char *text, double *out)
-{
-    char *end = NULL;
-    double v = text ? strtod(text, &end) : NAN;
-    if (!text || !*text || *end || !isfinite(v))
-        return cli_fail("%s needs a time in seconds, e.g. %s 1.5 (got '%s')", option, option,
-                        text ? text : "");
-    *out = v;
-    return 0;
-}
-
 static int run_plot(int argc, char **argv)
 {
     rtcosim_plot_options opts = {0};
@@ -104,10 +93,11 @@ static int run_plot(int argc, char **argv)
             else
                 rc = cli_fail("--panels takes auto or one (got '%s')", v);
         } else if (strcmp(a, "--from") == 0) {
-            rc = parse_time("--from", has_value ? argv[++i] : NULL, &opts.from);
+            rc = cli_parse_window_time("", "--from", has_value ? argv[++i] : NULL,
+                                       &opts.from);
             opts.has_from = true;
         } else if (strcmp(a, "--to") == 0) {
-            rc = parse_time("--to", has_value ? argv[++i] : NULL, &opts.to);
+            rc = cli_parse_window_time("", "--to", has_value ? argv[++i] : NULL, &opts.to);
             opts.has_to = true;
         } else if (strcmp(a, "--log-x") == 0) {
             opts.log_x = true;

@@ -2,6 +2,7 @@
  * to the subcommand table generated from cli/cmd_*.c at build time. */
 #include <stdarg.h>
 #include <stdbool.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <errno.h>
@@ -157,6 +158,17 @@ void cli_put_csv_quoted(const char *text, FILE *out)
         fputc(*text, out);
     }
     fputc('"', out);
+}
+
+int cli_parse_window_time(const char *prefix, const char *option, const char *text, double *out)
+{
+    char *end = NULL;
+    double v = text ? strtod(text, &end) : NAN;
+    if (!text || !*text || *end || !isfinite(v))
+        return cli_fail("%s%s needs a time in seconds, e.g. %s 1.5 (got '%s')", prefix, option,
+                        option, text ? text : "");
+    *out = v;
+    return 0;
 }
 
 int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out))
