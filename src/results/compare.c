@@ -261,6 +261,12 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
         r->act_stop = act->time[act->rows - 1];
         r->from = isnan(o->from) ? r->ref_start : fmax(o->from, r->ref_start);
         r->to = isnan(o->to) ? r->ref_stop : fmin(o->to, r->ref_stop);
+        if (r->from > r->to)
+            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "compare: the window %g .. %g s holds "
+                                   "no time of %s (%g .. %g s)",
+                                   isnan(o->from) ? r->ref_start : o->from,
+                                   isnan(o->to) ? r->ref_stop : o->to, reference, r->ref_start,
+                                   r->ref_stop);
         /* the actual run must cover the window (within the time tolerance
          * and a rounding's slack) */
         double slack = o->time_tol + 1e-12 * fmax(1.0, fmax(fabs(r->from), fabs(r->to)));

@@ -260,6 +260,12 @@ static void bad_requests_are_errors(void **state)
     o.to = 1;
     assert_int_equal(rtcosim_results_compare(ref, ref, &o, &r, &err), RTCOSIM_EINVAL);
     assert_string_equal(err.message, "compare: the window ends (1 s) before it starts (2 s)");
+    o = opts(0, 0, 0, 0);
+    o.from = 5; /* after the reference's end */
+    assert_int_equal(rtcosim_results_compare(ref, ref, &o, &r, &err), RTCOSIM_EINVAL);
+    snprintf(expected, sizeof expected, "compare: the window 5 .. 1 s holds no time of %s "
+             "(0 .. 1 s)", ref);
+    assert_string_equal(err.message, expected);
     char absent[4200];
     snprintf(absent, sizeof absent, "%s/absent.csv", dir);
     o = opts(0, 0, 0, 0);
