@@ -19,7 +19,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rtcosim compare REFERENCE ACTUAL [VARIABLE ...] [--rtol R] [--atol A]\n"
             "                       [--range-tol D] [--time-tol T] [--from T] [--to T]\n"
-            "                       [--report F.csv] [--plot F.png|F.svg|F.pdf] [-q]\n\n"
+            "                       [--fmi-cross-check] [--report F.csv]\n"
+            "                       [--plot F.png|F.svg|F.pdf] [-q]\n\n"
             "ACTUAL's results held against REFERENCE's (each a CSV, Dymola .mat or MDF 4/3\n"
             "file), every numeric variable of REFERENCE, or those named. Each variable is a\n"
             "curve, linear between samples (two at one time: an event's jump); the runs match\n"
@@ -38,6 +39,11 @@ static void usage(FILE *out)
             "  --range-tol D     relative to REFERENCE's range in the window (default 1e-6)\n"
             "  --time-tol T      seconds an event may move (default 0)\n"
             "  --from T, --to T  compare only T_from <= time <= T_to (seconds)\n"
+            "  --fmi-cross-check the FMI cross-check's validation instead of the tolerances\n"
+            "                    (as FMPy applies it to vendors' results): REFERENCE at 1000\n"
+            "                    points over the window, a band of the minimum and maximum of\n"
+            "                    21 of them widened by 10 %% of its range; a variable differs\n"
+            "                    when more than 10 %% of ACTUAL's samples lie outside\n"
             "  --report F.csv    a row per variable: name, verdict, samples, differences\n"
             "  --plot F          REFERENCE and ACTUAL drawn together: the variables that\n"
             "                    differ (the first %d), or all compared (first %d) if none\n"
@@ -124,6 +130,7 @@ static int run_compare(int argc, char **argv)
     const char **vars = calloc((size_t)argc, sizeof *vars);
     size_t nfiles = 0, nvars = 0;
     bool quiet = false;
+    const char *tolerance_given = NULL; /* (not with --fmi-cross-check) */
     if (!vars)
         return trouble(cli_fail("out of memory"));
     int rc = 0;
@@ -136,12 +143,16 @@ static int run_compare(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--rtol") == 0) {
             rc = parse_number(a, v, &o.rtol), i++;
+            tolerance_given = a;
         } else if (strcmp(a, "--atol") == 0) {
             rc = parse_number(a, v, &o.atol), i++;
+            tolerance_given = a;
         } else if (strcmp(a, "--range-tol") == 0) {
             rc = parse_number(a, v, &o.range_tol), i++;
+            tolerance_given = a;
         } else if (strcmp(a, "--time-tol") == 0) {
             rc = parse_number(a, v, &o.time_tol), i++;
+            tolerance_given = a;
         } else if (strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0) {
             rc = cli_parse_window_time("compare: ", a, v,
                                        strcmp(a, "--from") == 0 ? &o.from : &o.to),
@@ -154,6 +165,8 @@ static int run_compare(int argc, char **argv)
             else
                 plot = v;
             i++;
+        } else if (strcmp(a, "--fmi-cross-check") == 0) {
+            o.fmi_cross_check = true;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             quiet = true;
         } else if (a[0] == '-' && a[1] == '-') {
@@ -168,6 +181,9 @@ static int run_compare(int argc, char **argv)
         usage(stderr);
         rc = cli_fail("compare: %s", nfiles ? "no ACTUAL file given" : "no REFERENCE file given");
     }
+    if (rc == 0 && o.fmi_cross_check && tolerance_given)
+        rc = cli_fail("compare: %s does not apply with --fmi-cross-check (its band is the "
+                      "cross-check's own)", tolerance_given);
     if (rc == 0 && report)
         rc = cli_check_output_not_input("--report", report, files, 2);
     if (rc == 0 && plot)
@@ -186,9 +202,14 @@ static int run_compare(int argc, char **argv)
                r->ref_stop);
         printf("actual    %s: %zu rows, %.9g .. %.9g s\n", files[1], r->act_rows, r->act_start,
                r->act_stop);
-        printf("compared over %.9g .. %.9g s; tolerance max(atol %g, rtol %g |value|, "
-               "range-tol %g range), time %g s\n", r->from, r->to, o.atol, o.rtol, o.range_tol,
-               o.time_tol);
+        if (o.fmi_cross_check)
+            printf("compared over %.9g .. %.9g s as the FMI cross-check validates: a band of "
+                   "10 %% of the range, 21 of 1000 points wide; over 10 %% outside differs\n",
+                   r->from, r->to);
+        else
+            printf("compared over %.9g .. %.9g s; tolerance max(atol %g, rtol %g |value|, "
+                   "range-tol %g range), time %g s\n", r->from, r->to, o.atol, o.rtol,
+                   o.range_tol, o.time_tol);
         printf("%-28s %-8s %13s %13s %11s %9s %13s\n", "variable", "result", "max |diff|",
                "at t (s)", "max rel", "outside", "first out (s)");
         char a[32], b[32], c[32], d[32];

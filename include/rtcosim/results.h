@@ -226,6 +226,13 @@ typedef struct rtcosim_compare_options {
     double range_tol; /* relative to the reference's range over the window (CLI default 1e-6) */
     double time_tol;  /* seconds an event may move */
     double from, to;  /* the window compared (NaN: the reference's start, stop) */
+    /* The FMI cross-check's validation instead of the tolerances above (as
+     * FMPy's validate_result applies it to vendors' results): the reference
+     * resampled at 1000 points over the window, a band of the minimum and
+     * maximum over 21 of them widened by 10 % of its range (of its value
+     * when constant, 0.5 at 0); a variable differs when more than 10 % of
+     * the actual's samples lie outside. */
+    bool fmi_cross_check;
 } rtcosim_compare_options;
 
 typedef struct rtcosim_compare_variable {

@@ -167,7 +167,8 @@ class CompareOptions(ctypes.Structure):
     _fields_ = [("variables", _STRINGS), ("variable_count", ctypes.c_size_t),
                 ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
                 ("range_tol", ctypes.c_double), ("time_tol", ctypes.c_double),
-                ("from_", ctypes.c_double), ("to", ctypes.c_double)]
+                ("from_", ctypes.c_double), ("to", ctypes.c_double),
+                ("fmi_cross_check", ctypes.c_bool)]
 
 
 class CompareVariable(ctypes.Structure):

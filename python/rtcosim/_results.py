@@ -271,14 +271,16 @@ class Comparison:
 
 
 def compare_results(reference, actual, variables=None, rtol=1e-6, atol=0.0, range_tol=1e-6,
-                    time_tol=0.0, start=None, stop=None):
+                    time_tol=0.0, start=None, stop=None, fmi_cross_check=False):
     """A run's results file held against a reference run's, as `rtcosim
     compare` does (each a CSV, Dymola MAT or MDF 4/3 file): every variable a
     curve linear between samples; the runs match when every sample of each
     lies within max(atol, rtol |value|, range_tol * the reference's range) of
     the other curve within time_tol seconds of its time, over the
     reference's span (or start..stop within it). variables: those compared
-    (None: every numeric variable of the reference). Returns a Comparison
+    (None: every numeric variable of the reference). fmi_cross_check: the
+    FMI cross-check's band instead of the tolerances (`rtcosim compare
+    --fmi-cross-check`). Returns a Comparison
     (truthy when the runs match). Errors (a file that cannot be read, a
     variable the reference lacks, a negative tolerance) raise rtcosim.Error."""
     if isinstance(variables, (str, bytes)):
@@ -288,7 +290,8 @@ def compare_results(reference, actual, variables=None, rtol=1e-6, atol=0.0, rang
     o = CompareOptions(variables=names, variable_count=count, rtol=rtol, atol=atol,
                        range_tol=range_tol, time_tol=time_tol,
                        from_=math.nan if start is None else start,
-                       to=math.nan if stop is None else stop)
+                       to=math.nan if stop is None else stop,
+                       fmi_cross_check=bool(fmi_cross_check))
     err, out = ErrorStruct(), ctypes.POINTER(CompareResult)()
     status = lib.rtcosim_results_compare(os.fspath(reference).encode(),
                                          os.fspath(actual).encode(), ctypes.byref(o),

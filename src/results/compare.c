@@ -18,7 +18,8 @@
  * Besides the verdict, each variable's largest difference at equal times
  * (the other curve interpolated there) and where it is, for the report.
  * Sliding-window minima and maxima over monotone queues: linear in the
- * samples. */
+ * samples. With fmi_cross_check, the FMI cross-check's band instead
+ * (cross_check below). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,95 @@ static rtcosim_status check(const curve *checked, const curve *band, double lo, 
     return RTCOSIM_OK;
 }
 
+/* np.interp's value of the samples (xp, fp; xp increasing) at x: the
+ * first or last value outside them. */
+static double interp(const double *xp, const double *fp, size_t n, double x, size_t *k)
+{
+    if (x <= xp[0])
+        return fp[0];
+    if (x >= xp[n - 1])
+        return fp[n - 1];
+    while (*k + 1 < n && xp[*k + 1] <= x)
+        ++*k;
+    if (xp[*k] == x)
+        return fp[*k];
+    double slope = (fp[*k + 1] - fp[*k]) / (xp[*k + 1] - xp[*k]);
+    return slope * (x - xp[*k]) + fp[*k];
+}
+
+enum { BAND_POINTS = 1000, BAND_HALF = 10 }; /* the cross-check's num, (dx - 1) / 2 */
+
+/* The FMI cross-check's validation of `act` against `ref` over [t0, t1]
+ * (FMPy's validate_signal with its defaults num 1000, dx 21, dy 0.1, and
+ * validate_result's limit of 10 % outliers): `checked` counts all the
+ * actual's samples, `outside` those in the window outside the band. */
+static void cross_check(const curve *act, const curve *ref, double t0, double t1,
+                        rtcosim_compare_variable *v)
+{
+    static const double dy = 0.1;
+    double tb[BAND_POINTS], yb[BAND_POINTS], lo[BAND_POINTS], hi[BAND_POINTS];
+    /* the reference without its repeated times (the first sample of each
+     * time kept) resampled on a uniform grid, linspace's: start + i step,
+     * the last point the stop */
+    double *xs = malloc((ref->n + 1) * sizeof *xs), *ys = malloc((ref->n + 1) * sizeof *ys);
+    if (!xs || !ys) {
+        free(xs);
+        free(ys);
+        v->outside = act->n; /* (out of memory: said as a difference, not a match) */
+        v->checked = act->n;
+        return;
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < ref->n; k++)
+        if (k == 0 || ref->t[k] > ref->t[k - 1]) {
+            xs[m] = ref->t[k];
+            ys[m++] = ref->y[k];
+        }
+    double step = (t1 - t0) / (BAND_POINTS - 1);
+    size_t cursor = 0;
+    double bmin = INFINITY, bmax = -INFINITY;
+    for (size_t i = 0; i < BAND_POINTS; i++) {
+        tb[i] = i + 1 == BAND_POINTS ? t1 : (double)i * step + t0;
+        yb[i] = interp(xs, ys, m, tb[i], &cursor);
+        bmin = fmin(bmin, yb[i]);
+        bmax = fmax(bmax, yb[i]);
+    }
+    free(xs);
+    free(ys);
+    double w = bmin == bmax ? (bmin == 0 ? 0.5 : fabs(bmin) * dy) : (bmax - bmin) * dy;
+    for (size_t i = 0; i < BAND_POINTS; i++) { /* (an edge's window: the points there are) */
+        size_t a = i > BAND_HALF ? i - BAND_HALF : 0;
+        size_t b = i + BAND_HALF < BAND_POINTS ? i + BAND_HALF : BAND_POINTS - 1;
+        double mn = yb[a], mx = yb[a];
+        for (size_t j = a + 1; j <= b; j++) {
+            mn = fmin(mn, yb[j]);
+            mx = fmax(mx, yb[j]);
+        }
+        lo[i] = mn - w;
+        hi[i] = mx + w;
+    }
+    size_t klo = 0, khi = 0, kref = 0;
+    for (size_t k = 0; k < act->n; k++) {
+        double t = act->t[k], y = act->y[k];
+        v->checked++;
+        if (!(t >= t0 && t <= t1))
+            continue;
+        double l = interp(tb, lo, BAND_POINTS, t, &klo), h = interp(tb, hi, BAND_POINTS, t, &khi);
+        if (y < l || y > h) {
+            if (v->outside++ == 0)
+                v->first_outside_time = t;
+        }
+        double r = interp(tb, yb, BAND_POINTS, t, &kref), d = fabs(y - r);
+        if (!isnan(d) && d > v->max_abs_diff) {
+            v->max_abs_diff = d;
+            v->max_abs_diff_time = t;
+        }
+        if (!isnan(d) && fabs(r) > 0 && d / fabs(r) > v->max_rel_diff)
+            v->max_rel_diff = d / fabs(r);
+    }
+    v->ref_range = bmax >= bmin ? bmax - bmin : 0;
+}
+
 /* A column's own samples (a multi-rate measurement's channel), else the rows. */
 static curve curve_of(const result_table *t, const result_column *c)
 {
@@ -269,7 +359,8 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
                                    r->ref_stop);
         /* the actual run must cover the window (within the time tolerance
          * and a rounding's slack) */
-        double slack = o->time_tol + 1e-12 * fmax(1.0, fmax(fabs(r->from), fabs(r->to)));
+        double slack = (o->fmi_cross_check ? 0 : o->time_tol) +
+                       1e-12 * fmax(1.0, fmax(fabs(r->from), fabs(r->to)));
         r->span_short = r->act_start > r->from + slack || r->act_stop < r->to - slack;
         for (size_t i = 0; i < act->column_count; i++)
             r->extra_in_actual += !act->columns[i].text &&
@@ -320,6 +411,12 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
         /* over the part of the window both runs cover (an actual that
          * stops early is span_short, said once, not each sample after) */
         double lo_both = fmax(r->from, r->act_start), hi_both = fmin(r->to, r->act_stop);
+        if (o->fmi_cross_check) {
+            cross_check(&acur, &rcur, r->from, r->to, v);
+            v->differs = (double)v->outside / (double)(v->checked ? v->checked : 1) > 0.1;
+            r->differing += v->differs;
+            continue;
+        }
         st = check(&acur, &rcur, lo_both, hi_both, o->time_tol, &tol, false, v, err);
         if (st == RTCOSIM_OK)
             st = check(&rcur, &acur, lo_both, hi_both, o->time_tol, &tol, true, v, err);

@@ -1,5 +1,8 @@
 """`rtcosim compare REFERENCE ACTUAL`: exit 0 when the runs match, 1 when one
-differs, 2 when they cannot be compared (diff's convention). Truth: the same
+differs, 2 when they cannot be compared (diff's convention). With
+--fmi-cross-check, the outliers the FMI cross-check's validation counts,
+computed here from its published rule with numpy and scipy's minimum and
+maximum filters. Truth: the same
 run written by rtcosim as CSV and MF4 and by scipy.io.savemat as a MAT file
 another tool made (values from Python's csv module), an analytic change (the
 ball's restitution e set from 0.7 to 0.71: the first bounce at
@@ -12,6 +15,7 @@ import subprocess
 import numpy as np
 import pytest
 import scipy.io as scipy_io
+from scipy.ndimage import maximum_filter1d, minimum_filter1d
 
 from conftest import fmu
 
@@ -138,3 +142,44 @@ def test_compare_results_in_python(cli, tmpdir_private):
         rtcosim.compare_results(ref, act, variables=["hh"])
     with pytest.raises(rtcosim.Error, match="tolerances must be finite and not negative"):
         rtcosim.compare_results(ref, act, atol=-1)
+
+
+def cross_check_outliers(t, y, t_ref, y_ref, t0, t1):
+    """The FMI cross-check's rule (FMPy's validate_signal, defaults): the
+    reference, its first sample of each time, interpolated at 1000 points
+    from t0 to t1; a band of the minimum and maximum of 21 neighbouring
+    points widened by a tenth of its range (of its value when constant, 0.5
+    at 0); the samples of y within [t0, t1] outside it."""
+    tb = np.linspace(t0, t1, 1000)
+    first = np.concatenate(([True], np.diff(t_ref) > 0))
+    yb = np.interp(tb, t_ref[first], y_ref[first])
+    lo, hi = yb.min(), yb.max()
+    w = (hi - lo) * 0.1 if hi > lo else (0.5 if lo == 0 else abs(lo) * 0.1)
+    below = y < np.interp(t, tb, minimum_filter1d(yb, 21) - w)
+    above = y > np.interp(t, tb, maximum_filter1d(yb, 21) + w)
+    return int(((below | above) & (t >= t0) & (t <= t1)).sum())
+
+
+def test_fmi_cross_check_counts_the_outliers_of_its_band(cli, tmpdir_private):
+    ref = simulate(cli, os.path.join(tmpdir_private, "ref.csv"))
+    with open(ref, newline="") as f:
+        rows = np.array([[float(x) for x in row] for row in list(csv.reader(f))[1:]])
+    verdicts = []
+    for e in ("0.71", "0.75", "0.8", "0.9"):
+        act = simulate(cli, os.path.join(tmpdir_private, f"e{e}.csv"), "--start-value", "e", e)
+        with open(act, newline="") as f:
+            arows = np.array([[float(x) for x in row] for row in list(csv.reader(f))[1:]])
+        report = os.path.join(tmpdir_private, f"e{e}.report.csv")
+        r = compare(cli, ref, act, "--fmi-cross-check", "--report", report)
+        assert r.returncode in (0, 1), r.stderr
+        with open(report, newline="") as f:
+            got = {row["variable"]: row for row in csv.DictReader(f)}
+        for k, name in ((1, "h"), (2, "v")):
+            want = cross_check_outliers(arows[:, 0], arows[:, k], rows[:, 0], rows[:, k], 0.0, 3.0)
+            assert int(got[name]["outside"]) == want, (e, name, got[name], want)
+            assert int(got[name]["checked"]) == len(arows)
+            assert (got[name]["result"] == "differs") == (want / len(arows) > 0.1), (e, name)
+        verdicts.append(r.returncode)
+    assert verdicts[0] == 0 and verdicts[-1] == 1, verdicts  # 0.71 within the band, 0.9 not
+    r = compare(cli, ref, ref, "--fmi-cross-check", "--time-tol", "0.1")
+    assert r.returncode == 2 and "--time-tol does not apply with --fmi-cross-check" in r.stderr
