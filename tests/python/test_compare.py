@@ -183,3 +183,20 @@ def test_fmi_cross_check_counts_the_outliers_of_its_band(cli, tmpdir_private):
     assert verdicts[0] == 0 and verdicts[-1] == 1, verdicts  # 0.71 within the band, 0.9 not
     r = compare(cli, ref, ref, "--fmi-cross-check", "--time-tol", "0.1")
     assert r.returncode == 2 and "--time-tol does not apply with --fmi-cross-check" in r.stderr
+
+
+def test_a_multi_rate_measurements_channels_compare_on_their_own_samples(cli, tmpdir_private):
+    """An MDF 4 measurement of two rates, x every 0.1 s and y at 0.35 and 0.7 s:
+    on the union of their times x is held (0.3 at 0.35 s), but compare takes
+    x's own samples, so x = t matches a CSV of x = t exactly."""
+    from test_convert import groups_mf4
+    mf4, ref = os.path.join(tmpdir_private, "rig.mf4"), os.path.join(tmpdir_private, "x.csv")
+    t = np.arange(11) / 10
+    groups_mf4(mf4, [("x", t, t), ("y", np.array([0.35, 0.7]), np.array([1.0, 2.0]))])
+    with open(ref, "w") as f:
+        f.write('"time","x"\n' + "".join(f"{v!r},{v!r}\n" for v in t))
+    r = compare(cli, ref, mf4, "--rtol", "0", "--range-tol", "0")
+    assert r.returncode == 0, r.stdout
+    line = [l for l in r.stdout.splitlines() if l.startswith("x ")][0].split()
+    assert line[1:3] == ["ok", "0"], r.stdout
+    assert "(1 variable of" in r.stdout  # y: not in the reference, not compared
