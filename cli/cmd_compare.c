@@ -19,7 +19,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rtcosim compare REFERENCE ACTUAL [VARIABLE ...] [--rtol R] [--atol A]\n"
             "                       [--range-tol D] [--time-tol T] [--from T] [--to T]\n"
-            "                       [--fmi-cross-check] [--report F.csv]\n"
+            "                       [--fmi-cross-check] [--report F.csv] [--junit F.xml]\n"
             "                       [--plot F.png|F.svg|F.pdf] [-q]\n\n"
             "ACTUAL's results held against REFERENCE's (each a CSV, Dymola .mat or MDF 4/3\n"
             "file), every numeric variable of REFERENCE, or those named. Each variable is a\n"
@@ -45,6 +45,8 @@ static void usage(FILE *out)
             "                    21 of them widened by 10 %% of its range; a variable differs\n"
             "                    when more than 10 %% of ACTUAL's samples lie outside\n"
             "  --report F.csv    a row per variable: name, verdict, samples, differences\n"
+            "  --junit F.xml     the verdicts as a JUnit XML report (a testcase per variable\n"
+            "                    and one for the time span), as CI servers show test results\n"
             "  --plot F          REFERENCE and ACTUAL drawn together: the variables that\n"
             "                    differ (the first %d), or all compared (first %d) if none\n"
             "  -q, --quiet       only the summary line (and the exit status)\n",
@@ -126,7 +128,7 @@ static int draw(const char *output, const char *reference, const char *actual,
 static int run_compare(int argc, char **argv)
 {
     rtcosim_compare_options o = {.rtol = 1e-6, .range_tol = 1e-6, .from = NAN, .to = NAN};
-    const char *files[2] = {NULL, NULL}, *report = NULL, *plot = NULL;
+    const char *files[2] = {NULL, NULL}, *report = NULL, *plot = NULL, *junit = NULL;
     const char **vars = calloc((size_t)argc, sizeof *vars);
     size_t nfiles = 0, nvars = 0;
     bool quiet = false;
@@ -157,11 +159,14 @@ static int run_compare(int argc, char **argv)
             rc = cli_parse_window_time("compare: ", a, v,
                                        strcmp(a, "--from") == 0 ? &o.from : &o.to),
             i++;
-        } else if (strcmp(a, "--report") == 0 || strcmp(a, "--plot") == 0) {
+        } else if (strcmp(a, "--report") == 0 || strcmp(a, "--plot") == 0 ||
+                   strcmp(a, "--junit") == 0) {
             if (!v || !*v)
                 rc = cli_fail("compare: %s needs a file name", a);
             else if (strcmp(a, "--report") == 0)
                 report = v;
+            else if (strcmp(a, "--junit") == 0)
+                junit = v;
             else
                 plot = v;
             i++;
@@ -188,6 +193,8 @@ static int run_compare(int argc, char **argv)
         rc = cli_check_output_not_input("--report", report, files, 2);
     if (rc == 0 && plot)
         rc = cli_check_output_not_input("--plot", plot, files, 2);
+    if (rc == 0 && junit)
+        rc = cli_check_output_not_input("--junit", junit, files, 2);
     rtcosim_compare_result *r = NULL;
     if (rc == 0) {
         o.variables = vars;
@@ -234,6 +241,11 @@ static int run_compare(int argc, char **argv)
     }
     if (rc == 0 && report)
         rc = write_report(report, r);
+    if (rc == 0 && junit) {
+        rtcosim_error err;
+        if (rtcosim_compare_write_junit(r, files[0], files[1], junit, &err) != RTCOSIM_OK)
+            rc = cli_fail_error(&err);
+    }
     if (rc == 0 && plot)
         rc = draw(plot, files[0], files[1], r, o.from, o.to);
     int status = trouble(rc);

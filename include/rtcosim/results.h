@@ -268,6 +268,13 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
                                        const rtcosim_compare_options *opts,
                                        rtcosim_compare_result **out, rtcosim_error *err);
 void rtcosim_compare_result_free(rtcosim_compare_result *r);
+/* The comparison as a JUnit XML report (what CI servers show as test
+ * results: Jenkins, GitLab, GitHub actions' reporters): one testsuite, a
+ * testcase per variable (a failure naming how it differs) and one for the
+ * time span; written with libxml2. Errors name the file. */
+rtcosim_status rtcosim_compare_write_junit(const rtcosim_compare_result *r,
+                                           const char *reference, const char *actual,
+                                           const char *path, rtcosim_error *err);
 
 #ifdef __cplusplus
 }

@@ -200,3 +200,39 @@ def test_a_multi_rate_measurements_channels_compare_on_their_own_samples(cli, tm
     line = [l for l in r.stdout.splitlines() if l.startswith("x ")][0].split()
     assert line[1:3] == ["ok", "0"], r.stdout
     assert "(1 variable of" in r.stdout  # y: not in the reference, not compared
+
+
+def test_junit_report_as_ci_servers_read_it(cli, tmpdir_private):
+    """--junit: <testsuites> around one <testsuite> (tests, failures, errors,
+    skipped), a <testcase classname name> per variable and one for the time
+    span, a <failure message type> where it differs (the JUnit XML that
+    Jenkins, GitLab and GitHub reporters read); parsed with ElementTree."""
+    import xml.etree.ElementTree as ET
+    ref = simulate(cli, os.path.join(tmpdir_private, "ref.csv"))
+    act = simulate(cli, os.path.join(tmpdir_private, "e.csv"), "--start-value", "e", "0.71")
+    short = os.path.join(tmpdir_private, "short & <odd>.csv")  # (escaped in the XML)
+    subprocess.run([cli, "simulate", fmu("BouncingBall-fmi3.fmu"), "--stop-time", "2",
+                    "--output-interval", "0.01", "-o", short], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    xml_path = os.path.join(tmpdir_private, "junit.xml")
+    r = compare(cli, ref, act, "v", "--junit", xml_path, "-q")
+    assert r.returncode == 1, r.stderr
+    suites = ET.parse(xml_path).getroot()
+    assert suites.tag == "testsuites" and suites.get("tests") == "2" and suites.get("failures") == "1"
+    (suite,) = list(suites)
+    assert suite.tag == "testsuite" and suite.get("failures") == "1" and suite.get("errors") == "0"
+    props = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    assert props == {"reference": ref, "actual": act, "window": "0 .. 3 s"}
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == ["v", "time span"]
+    assert cases[0].get("classname") == "rtcosim.compare.e.csv"
+    failure = cases[0].find("failure")
+    assert failure.get("type") == "differs" and "the first at t = 0.46 s" in failure.get("message")
+    assert failure.text == failure.get("message") and cases[1].find("failure") is None
+    r = compare(cli, ref, short, "--junit", xml_path, "-q")
+    assert r.returncode == 1
+    cases = ET.parse(xml_path).getroot().find("testsuite").findall("testcase")
+    span = cases[-1].find("failure")
+    assert span.get("type") == "span" and span.get("message").startswith(short + " covers 0 .. 2 s")
+    r = compare(cli, ref, ref, "--junit", "/dev/full", "-q")
+    assert r.returncode == 2 and r.stderr == "rtcosim: /dev/full: writing the JUnit report failed\n", r.stderr
