@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/xmlerror.h>
+#include <libxml/xmlstring.h>
 #include <libxml/xmlwriter.h>
 
 #include "rtcosim/results.h"
@@ -19,6 +21,45 @@ static void quiet(void *context, xmlErrorPtr error)
 {
     (void)context;
     (void)error; /* (a failed write is reported by the calls' results) */
+}
+
+/* text as XML 1.0 takes it, into buf (cut at size): a byte that starts
+ * no UTF-8 character (a Latin-1 column name) or a control character other
+ * than tab, line feed and carriage return becomes U+FFFD (libxml2's writer
+ * passes bytes through, and a reader refuses the file). */
+static const char *xml_text(const char *text, char *buf, size_t size)
+{
+    size_t n = 0;
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p && n + 4 < size) {
+        int len = 4;
+        int c = xmlGetUTF8Char(p, &len);
+        if (c < 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+            memcpy(buf + n, "\xEF\xBF\xBD", 3);
+            n += 3;
+            p++;
+            continue;
+        }
+        memcpy(buf + n, p, (size_t)len);
+        n += (size_t)len;
+        p += len;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* An attribute (or, name NULL, text) as XML takes it: < 0 on failure. */
+static int put(xmlTextWriterPtr w, const char *name, const char *value)
+{
+    size_t size = 3 * strlen(value) + 8; /* (each byte at most U+FFFD's three) */
+    char *clean = malloc(size);
+    if (!clean)
+        return -1;
+    xml_text(value, clean, size);
+    int rc = name ? xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST clean)
+                  : xmlTextWriterWriteString(w, BAD_CAST clean);
+    free(clean);
+    return rc;
 }
 
 static const char *base_name(const char *path)
@@ -80,12 +121,12 @@ rtcosim_status rtcosim_compare_write_junit(const rtcosim_compare_result *r,
     rc |= xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL) < 0;
     rc |= xmlTextWriterStartElement(w, BAD_CAST "testsuites") < 0;
     rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST "rtcosim compare") < 0;
-    rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "tests", BAD_CAST n1) < 0;
-    rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "failures", BAD_CAST n2) < 0;
+    rc |= put(w, "tests", n1) < 0;
+    rc |= put(w, "failures", n2) < 0;
     rc |= xmlTextWriterStartElement(w, BAD_CAST "testsuite") < 0;
-    rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST suite) < 0;
-    rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "tests", BAD_CAST n1) < 0;
-    rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "failures", BAD_CAST n2) < 0;
+    rc |= put(w, "name", suite) < 0;
+    rc |= put(w, "tests", n1) < 0;
+    rc |= put(w, "failures", n2) < 0;
     rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "errors", BAD_CAST "0") < 0;
     rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "skipped", BAD_CAST "0") < 0;
     rc |= xmlTextWriterStartElement(w, BAD_CAST "properties") < 0;
@@ -94,8 +135,8 @@ rtcosim_status rtcosim_compare_write_junit(const rtcosim_compare_result *r,
     const char *props[3][2] = {{"reference", reference}, {"actual", actual}, {"window", window}};
     for (int k = 0; k < 3; k++) {
         rc |= xmlTextWriterStartElement(w, BAD_CAST "property") < 0;
-        rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST props[k][0]) < 0;
-        rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "value", BAD_CAST props[k][1]) < 0;
+        rc |= put(w, "name", props[k][0]) < 0;
+        rc |= put(w, "value", props[k][1]) < 0;
         rc |= xmlTextWriterEndElement(w) < 0;
     }
     rc |= xmlTextWriterEndElement(w) < 0; /* properties */
@@ -111,13 +152,13 @@ rtcosim_status rtcosim_compare_write_junit(const rtcosim_compare_result *r,
             failure = text;
         }
         rc |= xmlTextWriterStartElement(w, BAD_CAST "testcase") < 0;
-        rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "classname", BAD_CAST classname) < 0;
-        rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "name", BAD_CAST name) < 0;
+        rc |= put(w, "classname", classname) < 0;
+        rc |= put(w, "name", name) < 0;
         if (failure) {
             rc |= xmlTextWriterStartElement(w, BAD_CAST "failure") < 0;
-            rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "message", BAD_CAST failure) < 0;
-            rc |= xmlTextWriterWriteAttribute(w, BAD_CAST "type", BAD_CAST type) < 0;
-            rc |= xmlTextWriterWriteString(w, BAD_CAST failure) < 0;
+            rc |= put(w, "message", failure) < 0;
+            rc |= put(w, "type", type) < 0;
+            rc |= put(w, NULL, failure) < 0;
             rc |= xmlTextWriterEndElement(w) < 0;
         }
         rc |= xmlTextWriterEndElement(w) < 0; /* testcase */

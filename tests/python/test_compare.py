@@ -234,5 +234,12 @@ def test_junit_report_as_ci_servers_read_it(cli, tmpdir_private):
     cases = ET.parse(xml_path).getroot().find("testsuite").findall("testcase")
     span = cases[-1].find("failure")
     assert span.get("type") == "span" and span.get("message").startswith(short + " covers 0 .. 2 s")
+    # a column named in Latin-1 (no UTF-8): U+FFFD in its place, the XML well-formed
+    latin = os.path.join(tmpdir_private, "latin1.csv")
+    with open(latin, "wb") as f:
+        f.write(b'"time","temp\xb0C"\n0,1\n1,2\n')
+    assert compare(cli, latin, latin, "--junit", xml_path, "-q").returncode == 0
+    names = [c.get("name") for c in ET.parse(xml_path).getroot().iter("testcase")]
+    assert names == ["temp\ufffdC", "time span"], names
     r = compare(cli, ref, ref, "--junit", "/dev/full", "-q")
     assert r.returncode == 2 and r.stderr == "rtcosim: /dev/full: writing the JUnit report failed\n", r.stderr
