@@ -15,7 +15,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: rtcosim convert IN OUT [VARIABLE ...] [--from T] [--to T] [--csv-units]\n\n"
+            "usage: rtcosim convert IN OUT [VARIABLE ...] [--from T] [--to T] [--csv-units]\n"
+            "                       [--raster STEP [--hold]]\n\n"
             "A results file or measurement in another results format: IN a CSV (rtcosim's or\n"
             "fmusim's, with or without a units row), a Modelica/Dymola .mat, an ASAM MDF 4 or 3\n"
             "measurement (.mf4, .mdf: CANape, INCA, CANoe, asammdf; its channel groups put on\n"
@@ -26,7 +27,13 @@ static void usage(FILE *out)
             "stops with OUT holding the rows converted so far (exit status 130).\n\n"
             "options:\n"
             "  --from T, --to T      keep the rows with T_from <= time <= T_to (seconds)\n"
-            "  --csv-units           a CSV OUT gets a second row with the units\n");
+            "  --csv-units           a CSV OUT gets a second row with the units\n"
+            "  --raster STEP         the rows resampled every STEP seconds from --from (else\n"
+            "                        the first row) to --to (else the last): each point\n"
+            "                        interpolated linearly between the rows around it (a\n"
+            "                        jump's later row after it); none before the first row\n"
+            "  --hold                with --raster: the last row at or before each point\n"
+            "                        (for integer, Boolean and state signals)\n");
 }
 
 static bool stop_requested(void *context)
@@ -57,6 +64,15 @@ static int run_convert(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--csv-units") == 0) {
             o.csv_units = true;
+        } else if (strcmp(a, "--raster") == 0) {
+            char *end = NULL;
+            o.raster = v ? strtod(v, &end) : NAN;
+            if (!v || !*v || *end || !(o.raster > 0) || isinf(o.raster))
+                rc = cli_fail("convert: --raster needs a step in seconds > 0, e.g. --raster "
+                              "0.01 (got '%s')", v ? v : "");
+            i++;
+        } else if (strcmp(a, "--hold") == 0) {
+            o.hold = true;
         } else if (a[0] == '-' && a[1] == '-') {
             rc = cli_unknown_option("convert", a, usage);
         } else if (nfiles < 2) {
@@ -70,6 +86,8 @@ static int run_convert(int argc, char **argv)
         rc = cli_fail("convert: %s", nfiles ? "no output file given (OUT.csv, OUT.mat or OUT.mf4)"
                                             : "no input file given");
     }
+    if (rc == 0 && o.hold && !(o.raster > 0))
+        rc = cli_fail("convert: --hold goes with --raster (the value held at each raster point)");
     if (rc == 0)
         rc = cli_check_output_not_input("OUT", files[1], files, 1);
     if (rc == 0) {

@@ -190,6 +190,13 @@ typedef struct rtcosim_results_convert_options {
     bool csv_units;                   /* a units row in a CSV `out` */
     bool (*stop)(void *context);      /* NULL: never */
     void *stop_context;
+    /* > 0: the rows resampled on a grid of this step (seconds, to the ns)
+     * from `from` (NaN: the first row's time) up to `to` (NaN: the last
+     * row's), each point between the input rows around it: linearly (a
+     * jump's later row after it), or with hold the last row at or before it;
+     * no point before the first row. */
+    double raster;
+    bool hold;
 } rtcosim_results_convert_options;
 typedef struct rtcosim_results_convert_stats {
     size_t rows, columns, text_columns_left_out;

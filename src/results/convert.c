@@ -38,27 +38,83 @@ typedef struct converting {
     size_t line;      /* rows of the input seen */
     size_t rows;      /* rows written */
     bool stopped;
+    /* a raster (o->raster > 0): its step and next point, the row before */
+    rtcosim_time_ns step, next, to;
+    bool have_to, have_prev;
+    rtcosim_time_ns prev_t;
+    rtcosim_value *prev, *point;
 } converting;
 
+/* A row to the recorder; RTCOSIM_ECANCELED with c->stopped when the stop
+ * function says so. */
+static rtcosim_status write_row(converting *c, rtcosim_time_ns time, const rtcosim_value *row,
+                                rtcosim_error *err)
+{
+    const rtcosim_results_convert_options *o = c->o;
+    if (c->rows % STOP_EVERY == 0 && c->rows && o->stop && o->stop(o->stop_context)) {
+        c->stopped = true;
+        return RTCOSIM_ECANCELED;
+    }
+    rtcosim_status st = rtcosim_recorder_push_row_always(c->rec, time, row, err);
+    c->rows += st == RTCOSIM_OK;
+    return st;
+}
+
+/* The raster's points before `until` (all that are left: until
+ * INT64_MAX), from the row before them (c->prev at c->prev_t) and the row
+ * after (c->row at t; NULL: none, the points at prev_t only). */
+static rtcosim_status raster_points(converting *c, rtcosim_time_ns until, rtcosim_time_ns t,
+                                    const rtcosim_value *after, rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    while (st == RTCOSIM_OK && c->next < until && (!c->have_to || c->next <= c->to)) {
+        if (c->next > c->prev_t && !after)
+            break; /* (past the last row: no value) */
+        const rtcosim_value *v = c->prev;
+        if (c->next > c->prev_t && !c->o->hold) {
+            /* as np.interp: slope times the distance, plus the value before */
+            double x0 = rtcosim_time_to_seconds(c->prev_t), x1 = rtcosim_time_to_seconds(t);
+            double x = rtcosim_time_to_seconds(c->next);
+            for (size_t i = 0; i < c->count; i++) {
+                double slope = (after[i].f64 - c->prev[i].f64) / (x1 - x0);
+                c->point[i].f64 = slope * (x - x0) + c->prev[i].f64;
+            }
+            v = c->point;
+        }
+        st = write_row(c, c->next, v, err);
+        c->next += c->step;
+    }
+    return st;
+}
+
 /* One row of the input, its values in c->row: written when inside the
- * window; RTCOSIM_ECANCELED with c->stopped when the stop function says so. */
+ * window, or (a raster) the raster's points up to it. */
 static rtcosim_status put_row(converting *c, double s, rtcosim_error *err)
 {
     size_t k = c->line++;
     const rtcosim_results_convert_options *o = c->o;
-    if ((!isnan(o->from) && s < o->from) || (!isnan(o->to) && s > o->to))
+    bool raster = c->step > 0;
+    if (!raster && ((!isnan(o->from) && s < o->from) || (!isnan(o->to) && s > o->to)))
         return RTCOSIM_OK;
     rtcosim_time_ns time;
     if (rtcosim_time_from_seconds(s, &time, NULL) != RTCOSIM_OK)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: row %zu: time %g s is not a time "
                                  "rtcosim can hold (ns, up to about 292 years either way)", c->in,
                                  k + 1, s);
-    if (c->rows % STOP_EVERY == 0 && c->rows && o->stop && o->stop(o->stop_context)) {
-        c->stopped = true;
-        return RTCOSIM_ECANCELED;
+    if (!raster)
+        return write_row(c, time, c->row, err);
+    rtcosim_status st = RTCOSIM_OK;
+    if (!c->have_prev) {
+        if (isnan(o->from))
+            c->next = time; /* (the grid from the first row) */
+        while (c->next < time) /* (no value before the first row) */
+            c->next += c->step;
+    } else {
+        st = raster_points(c, time, time, c->row, err); /* (those at `time`: when it is past) */
     }
-    rtcosim_status st = rtcosim_recorder_push_row_always(c->rec, time, c->row, err);
-    c->rows += st == RTCOSIM_OK;
+    memcpy(c->prev, c->row, c->count * sizeof *c->row);
+    c->prev_t = time;
+    c->have_prev = true;
     return st;
 }
 
@@ -127,6 +183,10 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
                                                   .type = RTCOSIM_TYPE_FLOAT64,
                                                   .unit = t->columns[k].unit};
     }
+    c->prev = calloc(n ? n : 1, sizeof *c->prev);
+    c->point = calloc(n ? n : 1, sizeof *c->point);
+    if (st == RTCOSIM_OK && (!c->prev || !c->point))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
     if (st == RTCOSIM_OK) {
         rtcosim_recorder_options ro = {.path = c->out, .columns = c->columns,
                                        .column_count = c->count, .csv_units = o->csv_units};
@@ -139,6 +199,8 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
  * unless complete or stopped, the rest freed; the outcome. */
 static rtcosim_status finish(converting *c, rtcosim_status st, rtcosim_error *err)
 {
+    if (st == RTCOSIM_OK && c->step > 0 && c->have_prev && c->rec) /* the points at the last row */
+        st = raster_points(c, INT64_MAX, c->prev_t, NULL, err);
     if (c->stopped)
         st = RTCOSIM_OK; /* (what was written is kept) */
     if (c->rec) {
@@ -157,8 +219,11 @@ static rtcosim_status finish(converting *c, rtcosim_status st, rtcosim_error *er
     free(c->columns);
     free(c->row);
     free(c->file_col);
+    free(c->prev);
+    free(c->point);
     result_table_free(c->t);
     c->cols = NULL, c->columns = NULL, c->row = NULL, c->file_col = NULL, c->t = NULL;
+    c->prev = NULL, c->point = NULL;
     return st == RTCOSIM_OK && c->stopped ? RTCOSIM_ECANCELED : st;
 }
 
@@ -214,6 +279,18 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         return st;
     result_select sel = {o->variables, o->variable_count};
     converting c = {.in = in, .out = out, .o = o, .sel = &sel};
+    if (!(o->raster >= 0) || isinf(o->raster))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "convert: the raster must be a step in "
+                                 "seconds > 0 (got %g)", o->raster);
+    if (o->raster > 0) {
+        if (rtcosim_time_from_seconds(o->raster, &c.step, NULL) != RTCOSIM_OK || c.step <= 0)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "convert: a raster of %g s is not a "
+                                     "step of whole nanoseconds > 0", o->raster);
+        if (!isnan(o->from) && rtcosim_time_from_seconds(o->from, &c.next, NULL) != RTCOSIM_OK)
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "convert: --from %g s is out of range",
+                                     o->from);
+        c.have_to = !isnan(o->to) && rtcosim_time_from_seconds(o->to, &c.to, NULL) == RTCOSIM_OK;
+    }
     /* An MDF file goes straight from its records to the recorder, a data
      * block of each group held at a time (several groups merged by time on
      * the union of their times); a group whose times go back has its table
@@ -228,7 +305,11 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         if (outcome == RESULT_OUT_OF_ORDER && st == RTCOSIM_OK) {
             rtcosim_log(RTCOSIM_LOG_INFO, "results", "%s: times out of order: read whole", in);
             finish(&c, RTCOSIM_EFORMAT, NULL); /* (the rows so far dropped, OUT removed) */
-            c = (converting){.in = in, .out = out, .o = o, .sel = &sel};
+            converting fresh = {.in = in, .out = out, .o = o, .sel = &sel, .step = c.step,
+                                .to = c.to, .have_to = c.have_to};
+            if (!isnan(o->from) && c.step > 0)
+                rtcosim_time_from_seconds(o->from, &fresh.next, NULL);
+            c = fresh;
         }
         if (st != RTCOSIM_OK && outcome != RESULT_STREAMED)
             return finish(&c, st, NULL);

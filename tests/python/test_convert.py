@@ -351,3 +351,53 @@ def test_a_long_csv_converts_a_line_at_a_time(cli, tmpdir_private):
     assert table[2][0] == "12.5" and float(table[2][2]) == float(f"{block[500, 3]:.5f}")
     assert len(table) == 2 + 187_501
     assert rows_of(os.path.join(tmpdir_private, "0all.csv"))[0][-1] == "v18"
+
+
+def test_raster_resamples_as_numpy_interp_and_holds(cli, tmpdir_private):
+    """--raster STEP: the rows on a grid from the first row (or --from) to the
+    last (or --to), linear between the rows around each point exactly as
+    numpy.interp computes it (slope times distance plus the value before),
+    with --hold the last row at or before it; the same from an MF4 of the
+    same rows (streamed records); a jump's later row after it, by hand."""
+    rng = np.random.default_rng(5)
+    times = np.cumsum(rng.integers(1, 40, size=400)) / 1000  # irregular, whole ms
+    values = np.cumsum(rng.normal(size=400))
+    src = os.path.join(tmpdir_private, "irregular.csv")
+    with open(src, "w") as f:
+        f.write('"time","x"\n' + "".join(f"{t:.3f},{v!r}\n" for t, v in zip(times, values)))
+    mf4 = os.path.join(tmpdir_private, "irregular.mf4")
+    assert run(cli, src, mf4).returncode == 0
+    grid_from = lambda t0, t1: np.arange(round(t0 * 100), round(t1 * 100) + 1) / 100
+    for source in (src, mf4):
+        out = os.path.join(tmpdir_private, "r.csv")
+        r = run(cli, source, out, "--raster", "0.01")
+        assert r.returncode == 0, r.stderr
+        got = np.array([[float(x) for x in row] for row in rows_of(out)[1:]])
+        grid = np.arange(0, int(np.floor((times[-1] - times[0]) / 0.01 + 1e-9)) + 1) * 0.01
+        grid = np.array([float(f"{times[0] + g:.9f}") for g in grid])  # (ns ticks, as written)
+        assert np.array_equal(got[:, 0], grid), (source, got[:5, 0], grid[:5])
+        assert np.array_equal(got[:, 1], np.interp(grid, times, values)), source
+        r = run(cli, source, out, "--raster", "0.01", "--hold", "--from", "0.5", "--to", "2")
+        assert r.returncode == 0, r.stderr
+        got = np.array([[float(x) for x in row] for row in rows_of(out)[1:]])
+        grid = grid_from(0.5, 2.0)
+        grid = grid[grid >= times[0]]
+        held = values[np.searchsorted(times, grid, side="right") - 1]
+        assert np.array_equal(got[:, 0], grid) and np.array_equal(got[:, 1], held), source
+    # by hand: a jump at 0.02 s (2 then 5): the point there takes the later row
+    jump = os.path.join(tmpdir_private, "jump.csv")
+    with open(jump, "w") as f:
+        f.write('"time","x"\n0,0\n0.013,1.3\n0.02,2\n0.02,5\n0.047,6\n')
+    out = os.path.join(tmpdir_private, "j.csv")
+    assert run(cli, jump, out, "--raster", "0.01").returncode == 0
+    got = [[float(x) for x in row] for row in rows_of(out)[1:]]
+    assert [t for t, _ in got] == [0, 0.01, 0.02, 0.03, 0.04]
+    assert got[2][1] == 5 and abs(got[1][1] - 1.0) < 1e-15 and abs(got[3][1] - (5 + 1 / 2.7)) < 1e-14
+    assert run(cli, jump, out, "--raster", "0.01", "--hold").returncode == 0
+    assert [float(row[1]) for row in rows_of(out)[1:]] == [0, 0, 5, 5, 5]
+    for bad, text in ((["--raster", "0"], "--raster needs a step in seconds > 0"),
+                      (["--raster", "x"], "--raster needs a step in seconds > 0"),
+                      (["--hold"], "--hold goes with --raster"),
+                      (["--raster", "1e-10"], "is not a step of whole nanoseconds")):
+        r = run(cli, jump, out, *bad)
+        assert r.returncode == 1 and text in r.stderr, (bad, r.stderr)
