@@ -246,9 +246,9 @@ class Comparison:
         self.actual_span = (c.act_start, c.act_stop)
         self.extra_in_actual = c.extra_in_actual
         self.variables = {}
+        time = (lambda t: None if math.isnan(t) else t)
         for i in range(c.variable_count):
             v = c.variables[i]
-            time = (lambda t: None if math.isnan(t) else t)
             self.variables[v.name.decode()] = {
                 "matches": not v.differs, "missing": bool(v.missing), "checked": v.checked,
                 "outside": v.outside, "first_outside_time": time(v.first_outside_time),

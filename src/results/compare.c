@@ -64,14 +64,10 @@ static void window_advance(window *w, double a, double b)
     }
 }
 
-/* The curve's value at time x between samples k - 1 and k (x strictly
- * inside their times, or at one of them). */
-static double between(const window *w, size_t k, double x)
+/* The curve (t, y) at time x between samples k - 1 and k. */
+static double between(const double *t, const double *y, size_t k, double x)
 {
-    double t0 = w->t[k - 1], t1 = w->t[k], y0 = w->y[k - 1], y1 = w->y[k];
-    if (t1 <= t0)
-        return y1;
-    return y0 + (y1 - y0) * ((x - t0) / (t1 - t0));
+    return result_interp(t[k - 1], y[k - 1], t[k], y[k], x);
 }
 
 /* Join value v into [*lo, *hi] (or the NaN flag). */
@@ -103,9 +99,9 @@ static void window_span(const window *w, double a, double b, double *lo, double 
     }
     /* the first sample at or after a is lo; the curve crosses a between lo - 1 and lo */
     if (w->lo > 0 && w->lo < w->n && w->t[w->lo - 1] < a)
-        join(between(w, w->lo, a), lo, hi, any, nan);
+        join(between(w->t, w->y, w->lo, a), lo, hi, any, nan);
     if (w->hi > 0 && w->hi < w->n && w->t[w->hi] > b)
-        join(between(w, w->hi, b), lo, hi, any, nan);
+        join(between(w->t, w->y, w->hi, b), lo, hi, any, nan);
 }
 
 /* The curve's value at t nearest to v (several samples at t: the closest),
@@ -123,8 +119,7 @@ static double value_at(const double *t, const double *y, size_t n, double x, dou
     }
     if (*k == 0 || *k >= n)
         return NAN;
-    double t0 = t[*k - 1], t1 = t[*k];
-    return y[*k - 1] + (y[*k] - y[*k - 1]) * ((x - t0) / (t1 - t0));
+    return between(t, y, *k, x);
 }
 
 typedef struct curve {
@@ -208,8 +203,7 @@ static double interp(const double *xp, const double *fp, size_t n, double x, siz
         ++*k;
     if (xp[*k] == x)
         return fp[*k];
-    double slope = (fp[*k + 1] - fp[*k]) / (xp[*k + 1] - xp[*k]);
-    return slope * (x - xp[*k]) + fp[*k];
+    return between(xp, fp, *k + 1, x);
 }
 
 enum { BAND_POINTS = 1000, BAND_HALF = 10 }; /* the cross-check's num, (dx - 1) / 2 */

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+#include <string.h> /* (GNU basename: the name after the last slash) */
 
 #include <libxml/xmlerror.h>
 #include <libxml/xmlstring.h>
@@ -62,12 +62,6 @@ static int put(xmlTextWriterPtr w, const char *name, const char *value)
     return rc;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* A variable's failure text, or NULL when it matches. */
 static const char *failure_of(const rtcosim_compare_variable *v, const char *actual, char *buf,
                               size_t size, const char **type)
@@ -113,8 +107,8 @@ rtcosim_status rtcosim_compare_write_junit(const rtcosim_compare_result *r,
     }
     size_t tests = r->variable_count + 1, failures = r->differing + (r->span_short ? 1 : 0);
     char suite[1024], classname[600], n1[32], n2[32], text[512];
-    snprintf(suite, sizeof suite, "%s against %s", base_name(actual), base_name(reference));
-    snprintf(classname, sizeof classname, "rtcosim.compare.%s", base_name(actual));
+    snprintf(suite, sizeof suite, "%s against %s", basename(actual), basename(reference));
+    snprintf(classname, sizeof classname, "rtcosim.compare.%s", basename(actual));
     snprintf(n1, sizeof n1, "%zu", tests);
     snprintf(n2, sizeof n2, "%zu", failures);
     int rc = xmlTextWriterSetIndent(w, 1);

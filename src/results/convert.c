@@ -72,13 +72,10 @@ static rtcosim_status raster_points(converting *c, rtcosim_time_ns until, rtcosi
             break; /* (past the last row: no value) */
         const rtcosim_value *v = c->prev;
         if (c->next > c->prev_t && !c->o->hold) {
-            /* as np.interp: slope times the distance, plus the value before */
             double x0 = rtcosim_time_to_seconds(c->prev_t), x1 = rtcosim_time_to_seconds(t);
             double x = rtcosim_time_to_seconds(c->next);
-            for (size_t i = 0; i < c->count; i++) {
-                double slope = (after[i].f64 - c->prev[i].f64) / (x1 - x0);
-                c->point[i].f64 = slope * (x - x0) + c->prev[i].f64;
-            }
+            for (size_t i = 0; i < c->count; i++)
+                c->point[i].f64 = result_interp(x0, c->prev[i].f64, x1, after[i].f64, x);
             v = c->point;
         }
         st = write_row(c, c->next, v, err);
@@ -278,19 +275,25 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
     if (st != RTCOSIM_OK)
         return st;
     result_select sel = {o->variables, o->variable_count};
-    converting c = {.in = in, .out = out, .o = o, .sel = &sel};
+    /* (the raster's settings: kept when the rows start again below) */
+    converting raster = {0};
     if (!(o->raster >= 0) || isinf(o->raster))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "convert: the raster must be a step in "
                                  "seconds > 0 (got %g)", o->raster);
     if (o->raster > 0) {
-        if (rtcosim_time_from_seconds(o->raster, &c.step, NULL) != RTCOSIM_OK || c.step <= 0)
+        if (rtcosim_time_from_seconds(o->raster, &raster.step, NULL) != RTCOSIM_OK ||
+            raster.step <= 0)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "convert: a raster of %g s is not a "
                                      "step of whole nanoseconds > 0", o->raster);
-        if (!isnan(o->from) && rtcosim_time_from_seconds(o->from, &c.next, NULL) != RTCOSIM_OK)
+        if (!isnan(o->from) &&
+            rtcosim_time_from_seconds(o->from, &raster.next, NULL) != RTCOSIM_OK)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "convert: --from %g s is out of range",
                                      o->from);
-        c.have_to = !isnan(o->to) && rtcosim_time_from_seconds(o->to, &c.to, NULL) == RTCOSIM_OK;
+        raster.have_to = !isnan(o->to) &&
+                         rtcosim_time_from_seconds(o->to, &raster.to, NULL) == RTCOSIM_OK;
     }
+    converting c = {.in = in, .out = out, .o = o, .sel = &sel, .step = raster.step,
+                    .next = raster.next, .to = raster.to, .have_to = raster.have_to};
     /* An MDF file goes straight from its records to the recorder, a data
      * block of each group held at a time (several groups merged by time on
      * the union of their times); a group whose times go back has its table
@@ -305,11 +308,8 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         if (outcome == RESULT_OUT_OF_ORDER && st == RTCOSIM_OK) {
             rtcosim_log(RTCOSIM_LOG_INFO, "results", "%s: times out of order: read whole", in);
             finish(&c, RTCOSIM_EFORMAT, NULL); /* (the rows so far dropped, OUT removed) */
-            converting fresh = {.in = in, .out = out, .o = o, .sel = &sel, .step = c.step,
-                                .to = c.to, .have_to = c.have_to};
-            if (!isnan(o->from) && c.step > 0)
-                rtcosim_time_from_seconds(o->from, &fresh.next, NULL);
-            c = fresh;
+            c = (converting){.in = in, .out = out, .o = o, .sel = &sel, .step = raster.step,
+                             .next = raster.next, .to = raster.to, .have_to = raster.have_to};
         }
         if (st != RTCOSIM_OK && outcome != RESULT_STREAMED)
             return finish(&c, st, NULL);

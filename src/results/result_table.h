@@ -97,6 +97,17 @@ rtcosim_status result_mdf_stream_bytes_select(const uint8_t *data, size_t size, 
                                               const result_select *sel,
                                               const result_row_sink *sink,
                                               result_stream_outcome *outcome, rtcosim_error *err);
+/* The value at x on the line through (x0, y0) and (x1, y1), as numpy.interp
+ * computes it (slope times the distance, plus the value before), so that a
+ * resampled or compared curve is numpy's bit for bit; y1 when x1 <= x0 (a
+ * jump: its later value). */
+static inline double result_interp(double x0, double y0, double x1, double y1, double x)
+{
+    if (x1 <= x0)
+        return y1;
+    double slope = (y1 - y0) / (x1 - x0);
+    return slope * (x - x0) + y0;
+}
 rtcosim_status result_table_read_mdf_bytes(const uint8_t *data, size_t size, const char *path,
                                            result_table **out, rtcosim_error *err);
 rtcosim_status result_table_read_mdf_bytes_select(const uint8_t *data, size_t size,
