@@ -621,4 +621,6 @@ static int run_cmd(int argc, char **argv)
     return rc;
 }
 
-const rtcosim_cli_command rtcosim_cli_cmd_run = {"run", "run a system: SSP (.ssd, .ssp), libcosim's OspSystemStructure.xml, or an FMU alone", run_cmd};
+const rtcosim_cli_command rtcosim_cli_cmd_run = {
+    "run", "run a system: SSP (.ssd, .ssp), libcosim's OspSystemStructure.xml, or an FMU alone",
+    run_cmd};

@@ -723,4 +723,5 @@ done:
 }
 
 const rtcosim_cli_command rtcosim_cli_cmd_simulate = {
-    "simulate", "simulate one FMU and write its results as CSV, MAT or MDF 4 (fmusim options)", run_simulate};
+    "simulate", "simulate one FMU and write its results as CSV, MAT or MDF 4 (fmusim options)",
+    run_simulate};

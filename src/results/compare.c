@@ -315,9 +315,10 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
                                  "it starts (%g s)", o->to, o->from);
     result_select sel = {.names = o->variables, .count = o->variable_count};
     result_table *ref = NULL, *act = NULL;
-    rtcosim_status st = plot_table_read_select(reference, o->variable_count ? &sel : NULL, &ref, err);
+    const result_select *selected = o->variable_count ? &sel : NULL;
+    rtcosim_status st = plot_table_read_select(reference, selected, &ref, err);
     if (st == RTCOSIM_OK)
-        st = plot_table_read_select(actual, o->variable_count ? &sel : NULL, &act, err);
+        st = plot_table_read_select(actual, selected, &act, err);
     if (st == RTCOSIM_OK && (ref->rows == 0 || act->rows == 0))
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no rows to compare",
                                ref->rows == 0 ? reference : actual);
@@ -333,7 +334,9 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
                                    "compared", reference, o->variables[i]);
     }
     rtcosim_compare_result *r = st == RTCOSIM_OK ? calloc(1, sizeof *r) : NULL;
-    size_t count = st == RTCOSIM_OK ? (o->variable_count ? o->variable_count : ref->column_count) : 0;
+    size_t count = st != RTCOSIM_OK     ? 0
+                   : o->variable_count ? o->variable_count
+                                       : ref->column_count;
     if (st == RTCOSIM_OK && (!r || !(r->variables = calloc(count + 1, sizeof *r->variables))))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "compare: out of memory");
     if (st == RTCOSIM_OK) {

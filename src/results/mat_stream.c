@@ -282,7 +282,8 @@ static rtcosim_status rewrite(const mat_stream *m, int fd, const char *path, uin
     size_t len = strlen(path) + sizeof ".part";
     char *part = malloc(len);
     mat_entry *entries = calloc(m->n + 1, sizeof *entries);
-    long *source = calloc(m->n + 2, sizeof *source); /* per data_2 row: >= 0 old row, < 0 parameter */
+    /* per data_2 row: >= 0 its place in the old rows, < 0 a parameter's */
+    long *source = calloc(m->n + 2, sizeof *source);
     double *data1 = calloc(2 * m->n1, sizeof *data1);
     double *held = calloc(m->nparams + 1, sizeof *held);
     enum { CHUNK = 4096 };
@@ -314,7 +315,8 @@ static rtcosim_status rewrite(const mat_stream *m, int fd, const char *path, uin
             held[p] = m->data1[1 + p];
         snprintf(part, len, "%s.part", path);
     }
-    int slot = st == RTCOSIM_OK ? result_part_register(part) : -1; /* (a second Ctrl-C removes it) */
+    /* (a second Ctrl-C removes it) */
+    int slot = st == RTCOSIM_OK ? result_part_register(part) : -1;
     mat_t *mat = st == RTCOSIM_OK ? mat_write_meta(part, entries, ne, data1, n1, err) : NULL;
     if (st == RTCOSIM_OK && (!mat || Mat_Close(mat) != 0))
         st = mat ? rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed", part)

@@ -1,8 +1,9 @@
 /* The results recorder: CSV rows in fmusim's format (or an .mf4 file's
- * records, mdf_stream.c, or a .mat file's time points, mat_stream.c) through one large write buffer, formatted either at
- * push time or on a writer thread fed by a lock-free single-producer/
- * single-consumer ring, so that a real-time thread can record without
- * allocating, locking or doing I/O (DESIGN.md "results"). */
+ * records, mdf_stream.c, or a .mat file's time points, mat_stream.c)
+ * through one large write buffer, formatted either at push time or on a
+ * writer thread fed by a lock-free single-producer/single-consumer ring,
+ * so that a real-time thread can record without allocating, locking or
+ * doing I/O (DESIGN.md "results"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

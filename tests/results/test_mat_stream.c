@@ -250,7 +250,8 @@ static void time_points_past_the_limit_left_out(void **state)
     tu_log_capture(RTCOSIM_LOG_WARNING);
     for (int k = 0; k < 8; k++) {
         rtcosim_value v[1] = {{.f64 = k}};
-        assert_int_equal(rtcosim_recorder_push_row(r, (int64_t)k * 1000000000, v, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_recorder_push_row(r, (int64_t)k * 1000000000, v, &err),
+                         RTCOSIM_OK);
     }
     rtcosim_recorder_stats stats;
     assert_int_equal(rtcosim_recorder_close(r, &stats, &err), RTCOSIM_OK);
