@@ -196,8 +196,6 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
  * unless complete or stopped, the rest freed; the outcome. */
 static rtcosim_status finish(converting *c, rtcosim_status st, rtcosim_error *err)
 {
-    if (st == RTCOSIM_OK && c->step > 0 && c->have_prev && c->rec) /* the points at the last row */
-        st = raster_points(c, INT64_MAX, c->prev_t, NULL, err);
     if (c->stopped)
         st = RTCOSIM_OK; /* (what was written is kept) */
     if (c->rec) {
@@ -336,6 +334,8 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
             st = put_row(&c, t->time[k], err);
         }
     }
+    if (st == RTCOSIM_OK && c.step > 0 && c.have_prev) /* the raster's points at the last row */
+        st = raster_points(&c, INT64_MAX, c.prev_t, NULL, err);
     if (stats) {
         stats->rows = c.rows;
         stats->columns = c.count;

@@ -389,6 +389,10 @@ def test_raster_resamples_as_numpy_interp_and_holds(cli, tmpdir_private):
     with open(jump, "w") as f:
         f.write('"time","x"\n0,0\n0.013,1.3\n0.02,2\n0.02,5\n0.047,6\n')
     out = os.path.join(tmpdir_private, "j.csv")
+    # the rows said are those written, the point at the last row's time too
+    r = run(cli, jump, out, "--raster", "0.001")
+    assert r.returncode == 0 and r.stdout == f"{out}: 48 rows of 1 variable\n", r.stdout
+    assert len(rows_of(out)) == 1 + 48 and rows_of(out)[-1] == ["0.047", "6"]
     assert run(cli, jump, out, "--raster", "0.01").returncode == 0
     got = [[float(x) for x in row] for row in rows_of(out)[1:]]
     assert [t for t, _ in got] == [0, 0.01, 0.02, 0.03, 0.04]
