@@ -161,7 +161,8 @@ typedef struct rtcosim_anytime_config {
     double first_start_quantile;
     /* The delivering thread's own wake-up lateness, measured at start (the
      * monotonic clock only): wakeup_samples timed waits on a semaphore
-     * nobody posts, one period apart (at most 0.25 s in all), the way the
+     * nobody posts, one period apart (at most 0.25 s in all: at least 20
+     * waits, closer together for a period past 12.5 ms), the way the
      * thread waits for its workers. The `wakeup_quantile` of that lateness
      * is the lead by which every timed wait for a worker ends its sleep
      * early and polls to its bound, so that a late wake-up cannot carry a

@@ -197,16 +197,22 @@ static int compare_ns(const void *a, const void *b)
 
 /* The calling thread's wake-up lateness from a timed semaphore wait (the
  * wait for a worker), one period apart: its p50, p99, max and the
- * configured quantile, the lead of the timed waits (anytime_wait_for). */
+ * configured quantile, the lead of the timed waits (anytime_wait_for).
+ * 0.25 s in all: at least 20 waits, closer than a period where the period
+ * is long (a 1 s period took 20 s to start). */
 static void measure_wakeups(rtcosim_anytime *set)
 {
     set->wakeup_p50_ns = set->wakeup_p99_ns = set->wakeup_max_ns = set->wakeup_lead_ns = 0;
     if (set->cfg.wakeup_samples <= 0 || rtcosim_clock_is_virtual(set->clock))
         return;
+    const rtcosim_time_ns budget = 250 * RTCOSIM_NS_PER_MS;
     size_t n = (size_t)set->cfg.wakeup_samples;
-    size_t fit = (size_t)(250 * RTCOSIM_NS_PER_MS / set->period_ns);
+    size_t fit = (size_t)(budget / set->period_ns);
     if (n > fit)
         n = fit > 20 ? fit : 20;
+    rtcosim_time_ns interval = set->period_ns;
+    if (interval * (rtcosim_time_ns)n > budget)
+        interval = budget / (rtcosim_time_ns)n;
     rtcosim_time_ns *late = malloc(n * sizeof *late);
     sem_t never;
     if (!late || sem_init(&never, 0, 0) != 0) {
@@ -217,7 +223,7 @@ static void measure_wakeups(rtcosim_anytime *set)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     int64_t due = (int64_t)ts.tv_sec * RTCOSIM_NS_PER_S + ts.tv_nsec;
     for (size_t i = 0; i < n; i++) {
-        due += set->period_ns;
+        due += interval;
         struct timespec at = {(time_t)(due / RTCOSIM_NS_PER_S), (long)(due % RTCOSIM_NS_PER_S)};
         while (sem_clockwait(&never, CLOCK_MONOTONIC, &at) != 0 && errno == EINTR) {
         }

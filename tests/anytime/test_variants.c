@@ -602,8 +602,15 @@ static rtcosim_anytime *gated_set(rtcosim_clock *clock, rtcosim_time_ns period, 
                      RTCOSIM_OK);
     atomic_store(&gate_on, false);
     finish_after = 0;
+    /* The start measures the wake-up lateness in 0.25 s whatever the
+     * period: 20 waits of a 1 s period took 20 s. */
+    rtcosim_time_ns started = rtcosim_clock_now(clock);
     if (rtcosim_anytime_start(set, NULL, &err) != RTCOSIM_OK)
         fail_msg("%s", err.message);
+    rtcosim_time_ns start_took = rtcosim_clock_now(clock) - started;
+    if (start_took >= 5 * period / 2 + 2000 * MS)
+        fail_msg("the start took %lld ms with a period of %lld ms", (long long)(start_took / MS),
+                 (long long)(period / MS));
     /* The start's calibration runs may leave the worker busy with an
      * abandoned run on a loaded machine (the first period then saw it BUSY,
      * and that run, finishing with the gate on, counted as this period's):
