@@ -205,10 +205,10 @@ static int run_compare(int argc, char **argv)
             rc = cli_fail_error(&err);
     }
     if (rc == 0 && !quiet) {
-        printf("reference %s: %zu rows, %.9g .. %.9g s\n", files[0], r->ref_rows, r->ref_start,
-               r->ref_stop);
-        printf("actual    %s: %zu rows, %.9g .. %.9g s\n", files[1], r->act_rows, r->act_start,
-               r->act_stop);
+        printf("reference %s: %zu row%s, %.9g .. %.9g s\n", files[0], r->ref_rows,
+               r->ref_rows == 1 ? "" : "s", r->ref_start, r->ref_stop);
+        printf("actual    %s: %zu row%s, %.9g .. %.9g s\n", files[1], r->act_rows,
+               r->act_rows == 1 ? "" : "s", r->act_start, r->act_stop);
         if (o.fmi_cross_check)
             printf("compared over %.9g .. %.9g s as the FMI cross-check validates: a band of "
                    "10 %% of the range, 21 of 1000 points wide; over 10 %% outside differs\n",

@@ -118,8 +118,8 @@ static int run_convert(int argc, char **argv)
             if (stats.rows == 0)
                 fprintf(stderr, "rtcosim: convert: no rows in the window: %s has the header "
                         "only\n", files[1]);
-            printf("%s: %zu rows of %zu variable%s\n", files[1], stats.rows, stats.columns,
-                   stats.columns == 1 ? "" : "s");
+            printf("%s: %zu row%s of %zu variable%s\n", files[1], stats.rows,
+                   stats.rows == 1 ? "" : "s", stats.columns, stats.columns == 1 ? "" : "s");
         }
     }
     free(vars);
