@@ -7,6 +7,7 @@ plot --panels auto`)."""
 import csv
 import ctypes
 import difflib
+import fnmatch
 import math
 import os
 import warnings
@@ -278,7 +279,8 @@ def compare_results(reference, actual, variables=None, rtol=1e-6, atol=0.0, rang
     lies within max(atol, rtol |value|, range_tol * the reference's range) of
     the other curve within time_tol seconds of its time, over the
     reference's span (or start..stop within it). variables: those compared
-    (None: every numeric variable of the reference). fmi_cross_check: the
+    (names or shell patterns such as 'engine.*'; None: every numeric
+    variable of the reference). fmi_cross_check: the
     FMI cross-check's band instead of the tolerances (`rtcosim compare
     --fmi-cross-check`). Returns a Comparison
     (truthy when the runs match). Errors (a file that cannot be read, a
@@ -314,7 +316,9 @@ def read_result(filename, variables=None):
     times (each channel holding its last sample, NaN before its first); a
     CSV's text columns (String and Binary results, as rtcosim and fmusim write
     them) are str fields (a column whose every cell is empty reads as numbers:
-    NaN). variables (names; None or empty: all) reads only those, and time,
+    NaN). variables (names, or shell patterns such as 'engine.*' or
+    '*_rpm' for the columns they match; None or empty: all) reads only
+    those, and time,
     in the file's order: a CSV (read a line at a time in any case) then
     never holds its other columns, so a long run's file costs what the named
     variables take. Errors (a missing or malformed file, a named variable the
@@ -382,6 +386,15 @@ def blocks_from_end(n):
         end = start
 
 
+def _selected(name, variables):
+    """Whether variables (None: all) take the column name: by its own name
+    or by a shell pattern (*, ?, [...]) that matches it, as the library's
+    selection does."""
+    return variables is None or any(
+        name == v or (any(c in v for c in "*?[") and fnmatch.fnmatchcase(name, v))
+        for v in variables)
+
+
 def _with_text_columns(result, path, variables=None, text_names=()):
     """A CSV's text columns (String and Binary results: the library reads
     numbers) added as str fields, in the file's column order; with
@@ -393,9 +406,8 @@ def _with_text_columns(result, path, variables=None, text_names=()):
         rows = csv.reader(f)
         header = next(rows, [])
         numeric = set(result.dtype.names) - set(text_names)
-        wanted = None if variables is None else set(variables)
         text = [k for k, name in enumerate(header)
-                if k > 0 and name not in numeric and (wanted is None or name in wanted)]
+                if k > 0 and name not in numeric and _selected(name, variables)]
         if not text:
             return result
         cells = {k: [] for k in text}

@@ -191,6 +191,15 @@ rtcosim_status rtcosim_flat_read_result_columns(const char *path, const char *co
     return read_columns(path, names, count, false, out, err);
 }
 
+/* Whether t has the column `want` names (a pattern: any it matches). */
+static bool has_column(const plot_table *t, const char *want)
+{
+    for (size_t c = 0; c < t->column_count; c++)
+        if (result_select_matches(want, t->columns[c].name))
+            return true;
+    return false;
+}
+
 static rtcosim_status read_columns(const char *path, const char *const *names, size_t count,
                                    bool keep_ns, rtcosim_result_columns **out, rtcosim_error *err)
 {
@@ -214,7 +223,7 @@ static rtcosim_status read_columns(const char *path, const char *const *names, s
     char missing[RTCOSIM_ERROR_MESSAGE_MAX] = "";
     size_t missed = 0, used = 0;
     for (size_t i = 0; i < count; i++) {
-        if (result_table_find(t, names[i]) >= 0 || strcmp(names[i], "time") == 0 ||
+        if (has_column(t, names[i]) || strcmp(names[i], "time") == 0 ||
             (t->first_name && strcmp(names[i], t->first_name) == 0))
             continue;
         bool again = false; /* a name asked for twice is said once */
@@ -231,7 +240,8 @@ static rtcosim_status read_columns(const char *path, const char *const *names, s
         /* one name missed: the nearest of the file's (its header read again) */
         char near[200] = "", name[160] = "";
         for (size_t i = 0; missed == 1 && i < count && !name[0]; i++)
-            if (result_table_find(t, names[i]) < 0 && strcmp(names[i], "time") != 0 &&
+            if (!has_column(t, names[i]) && !result_name_is_pattern(names[i]) &&
+                strcmp(names[i], "time") != 0 &&
                 !(t->first_name && strcmp(names[i], t->first_name) == 0))
                 plot_nearest_column(&path, &t, 1, true, names[i], name, sizeof name);
         if (name[0])

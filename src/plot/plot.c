@@ -16,6 +16,16 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* Whether the variable is one of those named itself (not only through a
+ * pattern). */
+static bool named(const char *const *variables, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(variables[i], name) == 0)
+            return true;
+    return false;
+}
+
 rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
                                  const char *const *variables, size_t n, const char *output,
                                  const rtcosim_plot_options *opts, plot_layout *layout,
@@ -38,7 +48,8 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
     char **labels = NULL;
     size_t series_count = 0, var_count = 0;
     char title[200] = "", x_label[160] = "";
-    const char **wanted = NULL;
+    const char **wanted = NULL, **names = NULL;
+    size_t name_count = 0;
     if (!tables || !x_cols) {
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", output);
         goto done;
@@ -84,8 +95,12 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
         }
     }
 
-    /* variables: as named, else every column of the first file */
-    var_count = n ? n : tables[0]->column_count - (x_cols[0] >= 0);
+    /* variables: as named (a pattern: the columns it matches, in the files'
+     * order), else every column of the first file */
+    if ((st = result_select_expand((const result_table *const *)tables, file_count, variables, n,
+                                   &names, &name_count, err)) != RTCOSIM_OK)
+        goto done;
+    var_count = n ? name_count : tables[0]->column_count - (x_cols[0] >= 0);
     series = calloc(var_count * file_count + 1, sizeof *series);
     labels = calloc(var_count * file_count + 1, sizeof *labels);
     if (!series || !labels) {
@@ -106,7 +121,7 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
     for (size_t v = 0, k = 0; v < var_count; v++) {
         const char *name;
         if (n) {
-            name = variables[v];
+            name = names[v];
         } else {
             if ((ptrdiff_t)k == x_cols[0])
                 k++;
@@ -123,7 +138,7 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
              * have no curve: asked for, refused by name; among every column,
              * left out and said */
             if (t->columns[c].text) {
-                if (n) {
+                if (n && named(variables, n, name)) {
                     st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                            "%s: '%s' holds text (String or Binary values), "
                                            "which a plot cannot draw",
@@ -163,6 +178,11 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
                 goto done;
             }
             s->label = labels[series_count++];
+        }
+        if (found == 0 && result_name_is_pattern(name)) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no variable matches '%s' in the "
+                                   "results", file_count == 1 ? paths[0] : "plot", name);
+            goto done;
         }
         if (found == 0) {
             plot_nearest_column(paths, tables, file_count, select, name, near, sizeof near);
@@ -228,6 +248,7 @@ done:
     free(tables);
     free(x_cols);
     free(wanted);
+    free(names);
     plot_unit_map_free(units);
     return st;
 }

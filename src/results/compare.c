@@ -287,6 +287,15 @@ static curve curve_of(const result_table *t, const result_column *c)
     return (curve){t->time, c->values, t->rows};
 }
 
+/* Whether the options name the variable itself (not only by a pattern). */
+static bool named(const rtcosim_compare_options *o, const char *name)
+{
+    for (size_t i = 0; i < o->variable_count; i++)
+        if (strcmp(o->variables[i], name) == 0)
+            return true;
+    return false;
+}
+
 void rtcosim_compare_result_free(rtcosim_compare_result *r)
 {
     if (!r)
@@ -323,19 +332,28 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no rows to compare",
                                ref->rows == 0 ? reference : actual);
     /* the variables: those named (each must be a numeric column of the
-     * reference), else every numeric column of the reference */
-    for (size_t i = 0; st == RTCOSIM_OK && i < o->variable_count; i++) {
-        ptrdiff_t c = result_table_find(ref, o->variables[i]);
-        if (c < 0)
+     * reference; a pattern, the columns it matches, its text ones left
+     * out), else every numeric column of the reference */
+    const char **names = NULL;
+    size_t name_count = 0;
+    if (st == RTCOSIM_OK)
+        st = result_select_expand((const result_table *const *)&ref, 1, o->variables,
+                                  o->variable_count, &names, &name_count, err);
+    for (size_t i = 0; st == RTCOSIM_OK && i < name_count; i++) {
+        ptrdiff_t c = result_table_find(ref, names[i]);
+        if (c < 0 && result_name_is_pattern(names[i]))
+            st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no variable matches '%s'",
+                                   reference, names[i]);
+        else if (c < 0)
             st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no variable '%s'", reference,
-                                   o->variables[i]);
-        else if (ref->columns[c].text)
+                                   names[i]);
+        else if (ref->columns[c].text && named(o, names[i]))
             st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' holds text, not numbers: not "
-                                   "compared", reference, o->variables[i]);
+                                   "compared", reference, names[i]);
     }
     rtcosim_compare_result *r = st == RTCOSIM_OK ? calloc(1, sizeof *r) : NULL;
     size_t count = st != RTCOSIM_OK     ? 0
-                   : o->variable_count ? o->variable_count
+                   : o->variable_count ? name_count
                                        : ref->column_count;
     if (st == RTCOSIM_OK && (!r || !(r->variables = calloc(count + 1, sizeof *r->variables))))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "compare: out of memory");
@@ -364,7 +382,7 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
                                   result_table_find(ref, act->columns[i].name) < 0;
     }
     for (size_t i = 0; st == RTCOSIM_OK && i < count; i++) {
-        ptrdiff_t rc = o->variable_count ? result_table_find(ref, o->variables[i]) : (ptrdiff_t)i;
+        ptrdiff_t rc = o->variable_count ? result_table_find(ref, names[i]) : (ptrdiff_t)i;
         const result_column *rcol = &ref->columns[rc];
         if (rcol->text)
             continue; /* (every column: those of text are not compared) */
@@ -420,6 +438,7 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
         v->differs = v->outside > 0;
         r->differing += v->differs;
     }
+    free(names);
     result_table_free(ref);
     result_table_free(act);
     if (st != RTCOSIM_OK) {

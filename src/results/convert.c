@@ -34,6 +34,8 @@ typedef struct converting {
     rtcosim_column *columns;
     rtcosim_value *row;
     rtcosim_recorder *rec;
+    const char **names; /* the variables named, patterns expanded over t */
+    size_t name_count;
     size_t *file_col; /* a scanned CSV: each of t's columns' place in the file's rows */
     size_t line;      /* rows of the input seen */
     size_t rows;      /* rows written */
@@ -141,23 +143,34 @@ static rtcosim_status scan_row(void *context, double time, char *const *cells, r
     return put_row(c, time, err);
 }
 
+/* The error for a variable named that the input lacks (a pattern that
+ * matches none of its columns). */
+static rtcosim_status convert_missing(converting *c, const char *name, rtcosim_error *err)
+{
+    if (result_name_is_pattern(name))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable matches '%s' in the "
+                                 "results", c->in, name);
+    char near[160];
+    plot_nearest_column(&c->in, &c->t, 1, true, name, near, sizeof near);
+    return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable '%s' in the results%s%s%s",
+                             c->in, name, near[0] ? "; did you mean '" : "", near,
+                             near[0] ? "'?" : "");
+}
+
 /* The input's columns in t (taken over): the variables named checked, the
  * columns to write in the order named (else the file's), text ones left
  * out, and the recorder opened on them. */
 static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim_error *err)
 {
     const rtcosim_results_convert_options *o = c->o;
-    rtcosim_status st = RTCOSIM_OK;
     c->t = t;
-    for (size_t i = 0; i < o->variable_count && st == RTCOSIM_OK; i++)
-        if (result_table_find(t, o->variables[i]) < 0) {
-            char near[160];
-            plot_nearest_column(&c->in, &t, 1, true, o->variables[i], near, sizeof near);
-            st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable '%s' in the results%s%s%s",
-                                   c->in, o->variables[i], near[0] ? "; did you mean '" : "",
-                                   near, near[0] ? "'?" : "");
-        }
-    size_t n = o->variable_count ? o->variable_count : t->column_count;
+    /* (patterns: the columns they match, in the file's order) */
+    rtcosim_status st = result_select_expand((const result_table *const *)&t, 1, o->variables,
+                                             o->variable_count, &c->names, &c->name_count, err);
+    for (size_t i = 0; i < c->name_count && st == RTCOSIM_OK; i++)
+        if (result_table_find(t, c->names[i]) < 0)
+            st = convert_missing(c, c->names[i], err);
+    size_t n = o->variable_count ? c->name_count : t->column_count;
     c->cols = calloc(n ? n : 1, sizeof *c->cols);
     c->columns = calloc(n ? n : 1, sizeof *c->columns);
     c->row = calloc(n ? n : 1, sizeof *c->row);
@@ -165,7 +178,7 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
     if (st == RTCOSIM_OK && (!c->cols || !c->columns || !c->row || (scan && !c->file_col)))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
     for (size_t i = 0; i < n && st == RTCOSIM_OK; i++) {
-        size_t k = o->variable_count ? (size_t)result_table_find(t, o->variables[i]) : i;
+        size_t k = o->variable_count ? (size_t)result_table_find(t, c->names[i]) : i;
         if (t->columns[k].text) {
             c->text++;
             continue;
@@ -210,6 +223,7 @@ static rtcosim_status finish(converting *c, rtcosim_status st, rtcosim_error *er
         if (st != RTCOSIM_OK)
             unlink(c->out); /* no half-written results (a stop keeps its rows) */
     }
+    free(c->names);
     free(c->cols);
     free(c->columns);
     free(c->row);
@@ -217,7 +231,8 @@ static rtcosim_status finish(converting *c, rtcosim_status st, rtcosim_error *er
     free(c->prev);
     free(c->point);
     result_table_free(c->t);
-    c->cols = NULL, c->columns = NULL, c->row = NULL, c->file_col = NULL, c->t = NULL;
+    c->names = NULL, c->cols = NULL, c->columns = NULL, c->row = NULL, c->file_col = NULL;
+    c->t = NULL;
     c->prev = NULL, c->point = NULL;
     return st == RTCOSIM_OK && c->stopped ? RTCOSIM_ECANCELED : st;
 }

@@ -1,6 +1,7 @@
 /* Result tables (result_table.h): time, and per variable its name, unit and
  * values, as the readers of results files fill them (mat_read.c, mdf_read.c,
  * src/plot/plot_data.c); the selection of variables a reader keeps. */
+#include <fnmatch.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,14 +35,70 @@ ptrdiff_t result_table_find(const result_table *t, const char *name)
     return -1;
 }
 
+bool result_name_is_pattern(const char *name)
+{
+    return strpbrk(name, "*?[") != NULL;
+}
+
+bool result_select_matches(const char *want, const char *name)
+{
+    return strcmp(want, name) == 0 || (result_name_is_pattern(want) && fnmatch(want, name, 0) == 0);
+}
+
 bool result_select_has(const result_select *s, const char *name)
 {
     if (!s || s->count == 0)
         return true;
     for (size_t i = 0; i < s->count; i++)
-        if (s->names[i] && strcmp(s->names[i], name) == 0)
+        if (s->names[i] && result_select_matches(s->names[i], name))
             return true;
     return false;
+}
+
+/* Whether list[0..n) holds name. */
+static bool listed(const char *const *list, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0)
+            return true;
+    return false;
+}
+
+rtcosim_status result_select_expand(const result_table *const *tables, size_t table_count,
+                                    const char *const *names, size_t count, const char ***out,
+                                    size_t *out_count, rtcosim_error *err)
+{
+    *out = NULL;
+    *out_count = 0;
+    size_t cap = count + 1;
+    for (size_t i = 0; i < count; i++)
+        if (result_name_is_pattern(names[i]))
+            for (size_t f = 0; f < table_count; f++)
+                cap += tables[f]->column_count;
+    const char **list = malloc(cap * sizeof *list);
+    if (!list)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        bool column = false, matched = false;
+        for (size_t f = 0; f < table_count && !column; f++)
+            column = result_table_find(tables[f], names[i]) >= 0;
+        if (!column && result_name_is_pattern(names[i]))
+            for (size_t f = 0; f < table_count; f++)
+                for (size_t c = 0; c < tables[f]->column_count; c++) {
+                    const char *name = tables[f]->columns[c].name;
+                    if (fnmatch(names[i], name, 0) != 0)
+                        continue;
+                    matched = true;
+                    if (!listed(list, n, name))
+                        list[n++] = name;
+                }
+        if (!matched)
+            list[n++] = names[i]; /* a column, or for the caller to say it is none */
+    }
+    *out = list;
+    *out_count = n;
+    return RTCOSIM_OK;
 }
 
 void result_table_keep(result_table *t, const result_select *s)

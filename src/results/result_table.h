@@ -49,6 +49,20 @@ typedef struct result_select {
     size_t count;
 } result_select;
 bool result_select_has(const result_select *s, const char *name);
+/* Names are the variables' own or shell patterns (fnmatch(3) without flags:
+ * '*' and '?' match dots too, "engine.*", "*_rpm", "y[12]"); a name that is
+ * a column of the file is that column even where it holds such characters
+ * (an FMI 3.0 array element "y[1]"). */
+bool result_name_is_pattern(const char *name);
+bool result_select_matches(const char *want, const char *name);
+/* The selection `names` over the columns of the tables (several files: a
+ * plot's): a name that is a column of any is itself; a pattern is every
+ * column it matches, the first table's in its order, then the others' not
+ * yet listed, each once; any other name stays, for the caller to say no
+ * column has it. *out (malloc'd) points into names and the tables. */
+rtcosim_status result_select_expand(const result_table *const *tables, size_t table_count,
+                                    const char *const *names, size_t count, const char ***out,
+                                    size_t *out_count, rtcosim_error *err);
 /* Drops the columns `s` does not name (for a reader that reads them all). */
 void result_table_keep(result_table *t, const result_select *s);
 /* result_table_read_mat keeping only the variables `s` names (data_2 read a

@@ -1,0 +1,133 @@
+"""Variables named by shell patterns (fnmatch(3): '*', '?', '[...]') in
+`rtcosim convert`, `compare`, `plot` and rtcosim.read_result: a pattern
+stands for the columns it matches, in the file's order, each once; a name
+that is a column is that column even with pattern characters (an FMI 3.0
+array element "y[2]"); a pattern that matches nothing is an error naming it.
+Truth: the example vehicle's own CSV header (its column order read by
+Python's csv module) filtered with Python's fnmatch.fnmatchcase, and the
+StateSpace FMU's array elements y[1]..y[3]."""
+import csv
+import fnmatch
+import html
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+import rtcosim
+from conftest import fmu, source
+
+
+def header(path):
+    with open(path, newline="") as f:
+        return next(csv.reader(f))
+
+
+@pytest.fixture(scope="module")
+def vehicle():
+    folder = tempfile.mkdtemp(prefix="rtcosim-pytest-")
+    path = os.path.join(folder, "vehicle.csv")
+    subprocess.run([os.environ["RTCOSIM_CLI"], "run", source("examples", "vehicle", "vehicle.ssd"),
+                    "--stop-time", "0.5", "-q", "-o", path], check=True, capture_output=True)
+    yield path
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def tmp_path(tmpdir_private):
+    return pathlib.Path(tmpdir_private)
+
+
+def expected(columns, *patterns):
+    """Each pattern's matches in file order, a column once (Python's rule)."""
+    out = []
+    for p in patterns:
+        out += [c for c in columns if fnmatch.fnmatchcase(c, p) and c not in out]
+    return out
+
+
+@pytest.mark.parametrize("out_name", ["sel.csv", "sel.mat", "sel.mf4"])
+def test_convert_keeps_the_matching_columns_in_file_order(cli, vehicle, tmp_path, out_name):
+    columns = header(vehicle)[1:]
+    patterns = ("engine.*", "*speed*", "body.?peed")  # body.speed twice: once
+    want = expected(columns, *patterns)
+    assert len(want) >= 6 and "body.speed" in want, want
+    out = str(tmp_path / out_name)
+    r = subprocess.run([cli, "convert", vehicle, out, *patterns], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    back = str(tmp_path / "back.csv")
+    if not out.endswith(".csv"):
+        assert subprocess.run([cli, "convert", out, back], capture_output=True).returncode == 0
+        out = back
+    assert header(out) == ["time"] + want
+
+
+def test_a_pattern_that_matches_nothing_is_an_error(cli, vehicle, tmp_path):
+    out = str(tmp_path / "none.csv")
+    for args in (["convert", vehicle, out, "engine.*", "gearbox.*"],
+                 ["plot", vehicle, "gearbox.*", "-o", str(tmp_path / "p.svg")],
+                 ["compare", vehicle, vehicle, "gearbox.*"]):
+        r = subprocess.run([cli, *args], capture_output=True, text=True)
+        assert r.returncode in (1, 2) and r.returncode == (2 if args[0] == "compare" else 1), r
+        assert "no variable matches 'gearbox.*'" in r.stderr, r.stderr
+        assert r.stderr.count("\n") == 1, r.stderr
+    assert not os.path.exists(out)
+
+
+def test_compare_checks_every_matching_variable(cli, vehicle):
+    columns = header(vehicle)[1:]
+    r = subprocess.run([cli, "compare", vehicle, vehicle, "body.*", "--report", "/dev/stdout"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want = expected(columns, "body.*")
+    assert f"MATCHES: {len(want)} of {len(want)} variables within tolerance" in r.stdout, r.stdout
+    for name in want:
+        assert f"\n{name} " in r.stdout, name
+
+
+def test_plot_draws_the_matching_variables(cli, vehicle, tmp_path):
+    svg = str(tmp_path / "p.svg")
+    r = subprocess.run([cli, "plot", vehicle, "transmission.*", "-o", svg], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    with open(svg) as f:
+        text = html.unescape(f.read())  # (PLplot writes the labels as character references)
+    for name in expected(header(vehicle)[1:], "transmission.*"):
+        assert name in text, name
+    assert "engine.rpm" not in text
+
+
+def test_an_array_element_is_its_own_column_not_a_pattern(cli, tmp_path):
+    csv_path = str(tmp_path / "ss.csv")
+    subprocess.run([cli, "simulate", fmu("StateSpace-fmi3.fmu"), "-q", "-o", csv_path],
+                   check=True, capture_output=True)
+    assert header(csv_path) == ["time", "y[1]", "y[2]", "y[3]"]
+    out = str(tmp_path / "out.csv")
+    for names, want in ((["y[2]"], ["y[2]"]), (["y*"], ["y[1]", "y[2]", "y[3]"]),
+                        (["y[3]", "y*"], ["y[3]", "y[1]", "y[2]"])):
+        r = subprocess.run([cli, "convert", csv_path, out, *names], capture_output=True,
+                           text=True)
+        assert r.returncode == 0, r.stderr
+        assert header(out) == ["time"] + want, names
+    # "y[12]" is no column: as a pattern it would match y1 or y2, which there are not
+    r = subprocess.run([cli, "convert", csv_path, out, "y[12]"], capture_output=True, text=True)
+    assert r.returncode == 1 and "no variable matches 'y[12]'" in r.stderr, r.stderr
+
+
+def test_read_result_takes_patterns(vehicle, tmp_path):
+    r = rtcosim.read_result(vehicle, variables=["engine.*", "body.speed"])
+    want = expected(header(vehicle)[1:], "engine.*", "body.speed")
+    # the library returns the columns in the file's order
+    assert list(r.dtype.names) == ["time"] + [c for c in header(vehicle)[1:] if c in want]
+    with pytest.raises(rtcosim.Error, match="gearbox"):
+        rtcosim.read_result(vehicle, variables=["gearbox.*"])
+    # a text column found by a pattern comes as str, as by its name
+    text_csv = str(tmp_path / "text.csv")
+    with open(text_csv, "w") as f:
+        f.write('"time","gear_name","gear"\n0,"first",1\n1,"second",2\n')
+    r = rtcosim.read_result(text_csv, variables=["gear*"])
+    assert list(r.dtype.names) == ["time", "gear_name", "gear"]
+    assert list(r["gear_name"]) == ["first", "second"] and list(r["gear"]) == [1.0, 2.0]
