@@ -335,7 +335,7 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
      * reference; a pattern, the columns it matches, its text ones left
      * out), else every numeric column of the reference */
     const char **names = NULL;
-    size_t name_count = 0;
+    size_t name_count = 0, text_columns = 0;
     if (st == RTCOSIM_OK)
         st = result_select_expand((const result_table *const *)&ref, 1, o->variables,
                                   o->variable_count, &names, &name_count, err);
@@ -384,8 +384,10 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
     for (size_t i = 0; st == RTCOSIM_OK && i < count; i++) {
         ptrdiff_t rc = o->variable_count ? result_table_find(ref, names[i]) : (ptrdiff_t)i;
         const result_column *rcol = &ref->columns[rc];
-        if (rcol->text)
+        if (rcol->text) {
+            text_columns++;
             continue; /* (every column: those of text are not compared) */
+        }
         ptrdiff_t ac = result_table_find(act, rcol->name);
         if (!o->variable_count && (ac < 0 || act->columns[ac].text)) {
             /* a column of the reference without a number (a CSV's column
@@ -438,6 +440,13 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
         v->differs = v->outside > 0;
         r->differing += v->differs;
     }
+    /* a check of nothing is no match (fmusim writes an FMI 3.0 array as one
+     * column of text: against rtcosim's y[1], y[2], ... nothing compares) */
+    if (st == RTCOSIM_OK && r->variable_count == 0)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no numeric variable to compare (%zu "
+                               "column%s of text, %zu without a number)", reference,
+                               text_columns, text_columns == 1 ? "" : "s",
+                               r->empty_in_reference);
     free(names);
     result_table_free(ref);
     result_table_free(act);

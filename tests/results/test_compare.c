@@ -295,6 +295,21 @@ static void bad_requests_are_errors(void **state)
     r = compare(empty, plain, &o);
     assert_true(r->variables[0].missing);
     rtcosim_compare_result_free(r);
+    /* nothing numeric to compare is no match: fmusim's CSV holds an FMI 3.0
+     * array as one column of text ("y" = "1 2 3"), rtcosim's as y[1], y[2]
+     * and y[3] (this passed as "0 of 0 variables") */
+    char array[4200], elements[4200];
+    snprintf(array, sizeof array, "%s/fmusim_array.csv", dir);
+    snprintf(elements, sizeof elements, "%s/elements.csv", dir);
+    tu_write_file(array, "\"time\",\"y\"\n0,\"1 2 3\"\n1,\"4 5 6\"\n");
+    tu_write_file(elements, "\"time\",\"y[1]\",\"y[2]\",\"y[3]\"\n0,1,2,3\n1,4,5,6\n");
+    o = opts(0, 0, 0, 0);
+    r = (rtcosim_compare_result *)1;
+    assert_int_equal(rtcosim_results_compare(array, elements, &o, &r, &err), RTCOSIM_EINVAL);
+    assert_null(r);
+    snprintf(expected, sizeof expected,
+             "%s: no numeric variable to compare (1 column of text, 0 without a number)", array);
+    assert_string_equal(err.message, expected);
 }
 
 int main(void)
