@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "describe.h"
+#include "describe_units.h"
 #include "instance.h"
 
 static const model_def *const M = &model_definition;
@@ -280,27 +281,7 @@ static void put_header(const char *model_identifier)
     fputs("/>\n", out);
 #endif
 
-    /* Every unit used must be defined (FMI 2.0 section 2.2.2). */
-    bool any_unit = false;
-    for (size_t i = 0; i < M->variable_count; i++) {
-        const model_variable *v = &M->variables[i];
-        if (!v->unit || !visible(v))
-            continue;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = M->variables[j].unit && visible(&M->variables[j]) &&
-                   strcmp(M->variables[j].unit, v->unit) == 0;
-        if (seen)
-            continue;
-        if (!any_unit)
-            fputs("  <UnitDefinitions>\n", out);
-        any_unit = true;
-        fputs("    <Unit", out);
-        attr("name", v->unit);
-        fputs("/>\n", out);
-    }
-    if (any_unit)
-        fputs("  </UnitDefinitions>\n", out);
+    describe_unit_definitions(out, M, visible, attr);
 
     fputs("  <LogCategories>\n", out);
     for (int c = 0; c < MODEL_LOG_CATEGORY_COUNT; c++) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "describe_units.h"
 #include "instance.h"
 #include "se_model.h"
 
@@ -140,6 +141,12 @@ static void write_variable(const model_variable *v)
     fprintf(xml, "/>\n");
 }
 
+static bool every_variable(const model_variable *v)
+{
+    (void)v;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -157,7 +164,9 @@ int main(int argc, char **argv)
     attr("modelIdentifier", argv[1]);
     if (DESCRIBE_COSIMULATION)
         fprintf(xml, " canHandleVariableCommunicationStepSize=\"true\" hasEventMode=\"true\"");
-    fprintf(xml, "/>\n  <LogCategories>\n");
+    fprintf(xml, "/>\n");
+    describe_unit_definitions(xml, M, every_variable, attr);
+    fprintf(xml, "  <LogCategories>\n");
     for (int c = 0; c < MODEL_LOG_CATEGORY_COUNT; c++) {
         fprintf(xml, "    <Category");
         attr("name", model_log_category_names[c]);

@@ -30,6 +30,11 @@ typedef struct md_type_unit {
     const char *min, *max;
 } md_type_unit;
 
+/* A unit UnitDefinitions defines (display NULL), or one of its display units. */
+typedef struct md_unit_name {
+    const char *unit, *display;
+} md_unit_name;
+
 /* Parsing context: the description being filled and the violation count. */
 typedef struct md_parser {
     rtcosim_fmi_md *md;
@@ -39,9 +44,12 @@ typedef struct md_parser {
     bool strict;            /* warnings are violations */
     bool out_of_memory;
     /* Lookup tables so that large descriptions parse in O(n log n). */
-    md_type_unit *units;    /* TypeDefinitions with a unit or range, sorted by name */
+    md_type_unit *units;    /* TypeDefinitions, sorted by name (md_units.c) */
     size_t unit_count;
     bool units_read;
+    md_unit_name *unit_names; /* UnitDefinitions, sorted (md_units.c) */
+    size_t unit_name_count;
+    bool unit_names_read;
     /* FMI 3: the variables as declared (before arrays are expanded into their
      * elements): their value references, indices sorted by (vr, index), and
      * where each one's elements start in md->variables and how many. */
@@ -82,6 +90,16 @@ bool md_parse_start(md_parser *p, rtcosim_type type, const char *text, rtcosim_v
  * an unreadable bound is a lenient violation and ignored. */
 void md_read_range(md_parser *p, xmlNode *typed, const md_type_unit *declared,
                    rtcosim_variable *v);
+/* TypeDefinitions and UnitDefinitions (md_units.c). A declared type's unit
+ * and range, NULL when TypeDefinitions has no such type. */
+const md_type_unit *md_declared_facts(md_parser *p, xmlNode *root, const char *declared_type);
+/* Whether UnitDefinitions defines the unit (display NULL) or a DisplayUnit
+ * of it so named. */
+bool md_unit_defined(md_parser *p, xmlNode *root, const char *unit, const char *display);
+/* The lenient rules on a variable's unit, displayUnit and declaredType (the
+ * attributes of `typed`; `declared` its declared type's facts or NULL). */
+void md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *name,
+                    const char *declared_type, const md_type_unit *declared);
 /* The next white-space separated token at *c (its length in *len), moving *c
  * past it; NULL at the end. */
 const char *md_next_token(const char **c, size_t *len);

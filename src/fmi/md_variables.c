@@ -136,61 +136,6 @@ static bool is_float(rtcosim_type t)
     return t == RTCOSIM_TYPE_FLOAT64 || t == RTCOSIM_TYPE_FLOAT32;
 }
 
-static int by_type_name(const void *a, const void *b)
-{
-    return strcmp(((const md_type_unit *)a)->name, ((const md_type_unit *)b)->name);
-}
-
-/* Collect TypeDefinitions units and ranges once (FMI 2: SimpleType/Real,
- * Integer or Enumeration child; FMI 3: Float64Type, Int32Type, ... itself). */
-static void read_units(md_parser *p, xmlNode *root)
-{
-    p->units_read = true;
-    xmlNode *defs = md_child(root, "TypeDefinitions");
-    if (!defs)
-        return;
-    size_t count = 0;
-    for (xmlNode *t = defs->children; t; t = t->next)
-        count += t->type == XML_ELEMENT_NODE;
-    p->units = calloc(count ? count : 1, sizeof *p->units);
-    if (!p->units) {
-        p->out_of_memory = true;
-        return;
-    }
-    for (xmlNode *t = defs->children; t; t = t->next) {
-        if (t->type != XML_ELEMENT_NODE)
-            continue;
-        xmlNode *holder = t;
-        if (p->md->version == RTCOSIM_FMI_2) {
-            holder = md_child(t, "Real");
-            if (!holder)
-                holder = md_child(t, "Integer");
-            if (!holder)
-                holder = md_child(t, "Enumeration");
-        }
-        const char *name = md_attr(p, t, "name");
-        if (!name || !holder)
-            continue;
-        md_type_unit facts = {name, md_attr(p, holder, "unit"), md_attr(p, holder, "min"),
-                              md_attr(p, holder, "max")};
-        if (facts.unit || facts.min || facts.max)
-            p->units[p->unit_count++] = facts;
-    }
-    qsort(p->units, p->unit_count, sizeof *p->units, by_type_name);
-}
-
-/* A declared type's facts, or NULL. */
-static const md_type_unit *declared_facts(md_parser *p, xmlNode *root, const char *declared_type)
-{
-    if (!declared_type)
-        return NULL;
-    if (!p->units_read)
-        read_units(p, root);
-    md_type_unit key = {declared_type, NULL, NULL, NULL};
-    return p->unit_count ? bsearch(&key, p->units, p->unit_count, sizeof *p->units, by_type_name)
-                         : NULL;
-}
-
 /* ---- Variables ---- */
 
 /* The element holding type facts: FMI 2 ScalarVariable's type child; the
@@ -417,7 +362,8 @@ static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t ind
 
     v->unit = md_attr(p, typed, "unit");
     extra->declared_type = md_attr(p, typed, "declaredType");
-    const md_type_unit *declared = declared_facts(p, root, extra->declared_type);
+    const md_type_unit *declared = md_declared_facts(p, root, extra->declared_type);
+    md_check_units(p, root, typed, name, extra->declared_type, declared);
     if (!v->unit && declared && is_float(v->type))
         v->unit = declared->unit;
     md_read_range(p, typed, declared, v);

@@ -469,6 +469,7 @@ rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const cha
             p.err = &local;
         st = read_document(&p, doc);
         free(p.units);
+        free(p.unit_names);
         free(p.vr_order);
         free(p.declared_vr);
         free(p.first_element);

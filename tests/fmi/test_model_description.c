@@ -370,6 +370,18 @@ static const rejection lenients[] = {
     {"unknown element in ModelVariables", 3,
      "<Float64 name=\"x\" valueReference=\"1\"/><Vendor name=\"v\"/>", NULL, RTCOSIM_EFORMAT,
      "ModelVariables: unknown element <Vendor>"},
+    {"FMI 2 unit without UnitDefinitions (fmusim refuses it)", 2,
+     SV("name=\"h\" valueReference=\"1\"", "<Real unit=\"m\"/>"), NULL, RTCOSIM_EFORMAT,
+     "variable 'h': unit 'm' is not defined in UnitDefinitions"},
+    {"FMI 3 unit without UnitDefinitions (the LS-BUS test FMUs had it)", 3,
+     "<Float64 name=\"time\" valueReference=\"0\" causality=\"independent\" unit=\"s\"/>", NULL,
+     RTCOSIM_EFORMAT, "variable 'time': unit 's' is not defined in UnitDefinitions"},
+    {"FMI 3 declaredType that TypeDefinitions lacks", 3,
+     "<Float64 name=\"p\" valueReference=\"1\" declaredType=\"Pressure\"/>", NULL, RTCOSIM_EFORMAT,
+     "variable 'p': declaredType 'Pressure' is not defined in TypeDefinitions"},
+    {"FMI 3 displayUnit without a unit", 3,
+     "<Float64 name=\"v\" valueReference=\"1\" displayUnit=\"km/h\"/>", NULL, RTCOSIM_EFORMAT,
+     "variable 'v': displayUnit 'km/h' is not a DisplayUnit of its unit ''"},
     {"dependencies entry naming no variable", 3,
      "<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0\"/>"
      "<Float64 name=\"y\" valueReference=\"2\" causality=\"output\"/>",
@@ -423,6 +435,63 @@ static void lenient_rules_warn_naming_the_variable_and_strict_refuses(void **sta
                      st ? err.message : "", r->status, r->message);
         assert_null(md);
     }
+}
+
+/* Units, display units and declared types defined where the standard puts
+ * them (FMI 3.0 sections 2.4.3 and 2.4.4): no warning, and a variable takes
+ * its declared type's unit; the same names misspelt are each a warning. */
+static void defined_units_and_types_pass(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"M\" instantiationToken=\"g\">"
+        "<CoSimulation modelIdentifier=\"m\"/>"
+        "<UnitDefinitions><Unit name=\"m/s\"><BaseUnit m=\"1\" s=\"-1\"/>"
+        "<DisplayUnit name=\"km/h\" factor=\"3.6\"/></Unit><Unit name=\"Pa\"/></UnitDefinitions>"
+        "<TypeDefinitions><Float64Type name=\"Pressure\" unit=\"Pa\"/></TypeDefinitions>"
+        "<ModelVariables>";
+    char xml[2048];
+    snprintf(xml, sizeof xml, "%s%s", head,
+             "<Float64 name=\"v\" valueReference=\"1\" unit=\"m/s\" displayUnit=\"km/h\"/>"
+             "<Float64 name=\"p\" valueReference=\"2\" declaredType=\"Pressure\"/>"
+             "<Float64 name=\"q\" valueReference=\"3\" declaredType=\"Pressure\" "
+             "displayUnit=\"Pa\"/></ModelVariables><ModelStructure/></fmiModelDescription>");
+    rtcosim_fmi_md_options strict = {.strict = true};
+    rtcosim_fmi_md *md = NULL;
+    rtcosim_error err;
+    /* (a DisplayUnit named like its unit is none: q's "Pa" is refused below) */
+    assert_int_equal(rtcosim_fmi_md_parse_with(xml, strlen(xml), "modelDescription.xml", &strict,
+                                               &md, &err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "variable 'q': displayUnit 'Pa' is not a DisplayUnit of "
+                                        "its unit 'Pa'"));
+    snprintf(xml, sizeof xml, "%s%s", head,
+             "<Float64 name=\"v\" valueReference=\"1\" unit=\"m/s\" displayUnit=\"km/h\"/>"
+             "<Float64 name=\"p\" valueReference=\"2\" declaredType=\"Pressure\"/>"
+             "</ModelVariables><ModelStructure/></fmiModelDescription>");
+    if (rtcosim_fmi_md_parse_with(xml, strlen(xml), "modelDescription.xml", &strict, &md, &err) !=
+        RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(md->warning_count, 0);
+    assert_string_equal(md->variables[0].unit, "m/s");
+    assert_string_equal(md->variables[1].unit, "Pa");
+    rtcosim_fmi_md_free(md);
+    /* misspelt: the unit, the display unit and the declared type, each said */
+    snprintf(xml, sizeof xml, "%s%s", head,
+             "<Float64 name=\"v\" valueReference=\"1\" unit=\"m/S\" displayUnit=\"km/h\"/>"
+             "<Float64 name=\"w\" valueReference=\"2\" unit=\"m/s\" displayUnit=\"mph\"/>"
+             "<Float64 name=\"p\" valueReference=\"3\" declaredType=\"Presure\"/>"
+             "</ModelVariables><ModelStructure/></fmiModelDescription>");
+    tu_log_capture(RTCOSIM_LOG_WARNING);
+    assert_int_equal(parse(xml, &md, &err), RTCOSIM_OK);
+    const char *log = tu_log_text();
+    assert_non_null(strstr(log, "variable 'v': unit 'm/S' is not defined in UnitDefinitions"));
+    assert_non_null(strstr(log, "variable 'v': displayUnit 'km/h' is not a DisplayUnit of its unit 'm/S'"));
+    assert_non_null(strstr(log, "variable 'w': displayUnit 'mph' is not a DisplayUnit of its unit 'm/s'"));
+    assert_non_null(strstr(log, "variable 'p': declaredType 'Presure' is not defined in TypeDefinitions"));
+    assert_int_equal(md->warning_count, 4);
+    rtcosim_fmi_md_free(md);
+    rtcosim_log_set_handler(NULL, NULL);
 }
 
 /* A derivative that names no float variable is harmless in co-simulation (a
@@ -602,6 +671,7 @@ int main(void)
         cmocka_unit_test(fmi3_description_gives_every_scalar_type),
         cmocka_unit_test(every_validation_rule_rejects_with_the_variable_name),
         cmocka_unit_test(lenient_rules_warn_naming_the_variable_and_strict_refuses),
+        cmocka_unit_test(defined_units_and_types_pass),
         cmocka_unit_test(bad_derivative_is_an_error_for_model_exchange),
         cmocka_unit_test(tolerated_initial_takes_the_nearest_allowed_value),
         cmocka_unit_test(scheduled_execution_only_is_refused_clearly),

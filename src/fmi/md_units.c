@@ -1,0 +1,148 @@
+/* The units and declared types a modelDescription.xml defines, for the
+ * variables that use them (md_variables.c): TypeDefinitions' units and
+ * ranges by type name, and UnitDefinitions' units and display units. A unit,
+ * display unit or declared type a variable names must be defined there (FMI
+ * 2.0 sections 2.2.2, 2.2.3 and 2.2.7, FMI 3.0 sections 2.4.3, 2.4.4 and
+ * 2.4.7); fmusim refuses a description that breaks it, the run does not
+ * need it (the unit is text for the results): a lenient rule, refused with
+ * --strict. Tables are read once, on first use, and searched by bsearch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi/md_internal.h"
+
+/* ---- TypeDefinitions ---- */
+
+static int by_type_name(const void *a, const void *b)
+{
+    return strcmp(((const md_type_unit *)a)->name, ((const md_type_unit *)b)->name);
+}
+
+/* Every named type of TypeDefinitions with its unit and range (FMI 2:
+ * SimpleType's Real, Integer or Enumeration child; FMI 3: Float64Type,
+ * Int32Type, ... itself); a type's unit checked against UnitDefinitions. */
+static void read_types(md_parser *p, xmlNode *root)
+{
+    p->units_read = true;
+    xmlNode *defs = md_child(root, "TypeDefinitions");
+    if (!defs)
+        return;
+    size_t count = 0;
+    for (xmlNode *t = defs->children; t; t = t->next)
+        count += t->type == XML_ELEMENT_NODE;
+    p->units = calloc(count ? count : 1, sizeof *p->units);
+    if (!p->units) {
+        p->out_of_memory = true;
+        return;
+    }
+    for (xmlNode *t = defs->children; t; t = t->next) {
+        if (t->type != XML_ELEMENT_NODE)
+            continue;
+        xmlNode *holder = t;
+        if (p->md->version == RTCOSIM_FMI_2) {
+            holder = md_child(t, "Real");
+            if (!holder)
+                holder = md_child(t, "Integer");
+            if (!holder)
+                holder = md_child(t, "Enumeration");
+        }
+        const char *name = md_attr(p, t, "name");
+        if (!name)
+            continue;
+        md_type_unit facts = {name, NULL, NULL, NULL};
+        if (holder) {
+            facts.unit = md_attr(p, holder, "unit");
+            facts.min = md_attr(p, holder, "min");
+            facts.max = md_attr(p, holder, "max");
+        }
+        if (facts.unit && !md_unit_defined(p, root, facts.unit, NULL))
+            md_lenient(p, "type '%s': unit '%s' is not defined in UnitDefinitions (FMI 2.0 section "
+                          "2.2.2, FMI 3.0 section 2.4.3); kept as its unit", name, facts.unit);
+        p->units[p->unit_count++] = facts;
+    }
+    qsort(p->units, p->unit_count, sizeof *p->units, by_type_name);
+}
+
+const md_type_unit *md_declared_facts(md_parser *p, xmlNode *root, const char *declared_type)
+{
+    if (!declared_type)
+        return NULL;
+    if (!p->units_read)
+        read_types(p, root);
+    md_type_unit key = {declared_type, NULL, NULL, NULL};
+    return p->unit_count ? bsearch(&key, p->units, p->unit_count, sizeof *p->units, by_type_name)
+                         : NULL;
+}
+
+/* ---- UnitDefinitions ---- */
+
+/* Units sort by name, each followed by its display units (display NULL:
+ * the unit itself, first). */
+static int by_unit(const void *a, const void *b)
+{
+    const md_unit_name *x = a, *y = b;
+    int c = strcmp(x->unit, y->unit);
+    if (c || x->display == y->display)
+        return c;
+    if (!x->display || !y->display)
+        return x->display ? 1 : -1;
+    return strcmp(x->display, y->display);
+}
+
+static void read_unit_names(md_parser *p, xmlNode *root)
+{
+    p->unit_names_read = true;
+    xmlNode *defs = md_child(root, "UnitDefinitions");
+    if (!defs)
+        return;
+    size_t count = 0;
+    for (xmlNode *u = defs->children; u; u = u->next)
+        for (xmlNode *d = u->children; md_is_element(u, "Unit") && d; d = d->next)
+            count += md_is_element(d, "DisplayUnit");
+    for (xmlNode *u = defs->children; u; u = u->next)
+        count += md_is_element(u, "Unit");
+    if (!(p->unit_names = calloc(count ? count : 1, sizeof *p->unit_names))) {
+        p->out_of_memory = true;
+        return;
+    }
+    for (xmlNode *u = defs->children; u; u = u->next) {
+        const char *unit = md_is_element(u, "Unit") ? md_attr(p, u, "name") : NULL;
+        if (!unit)
+            continue;
+        p->unit_names[p->unit_name_count++] = (md_unit_name){unit, NULL};
+        for (xmlNode *d = u->children; d; d = d->next) {
+            const char *display = md_is_element(d, "DisplayUnit") ? md_attr(p, d, "name") : NULL;
+            if (display)
+                p->unit_names[p->unit_name_count++] = (md_unit_name){unit, display};
+        }
+    }
+    qsort(p->unit_names, p->unit_name_count, sizeof *p->unit_names, by_unit);
+}
+
+bool md_unit_defined(md_parser *p, xmlNode *root, const char *unit, const char *display)
+{
+    if (!p->unit_names_read)
+        read_unit_names(p, root);
+    md_unit_name key = {unit, display};
+    return p->unit_name_count && bsearch(&key, p->unit_names, p->unit_name_count,
+                                         sizeof *p->unit_names, by_unit);
+}
+
+void md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *name,
+                    const char *declared_type, const md_type_unit *declared)
+{
+    if (declared_type && !declared)
+        md_lenient(p, "variable '%s': declaredType '%s' is not defined in TypeDefinitions (FMI "
+                      "2.0 section 2.2.7, FMI 3.0 section 2.4.7); ignored", name, declared_type);
+    const char *unit = md_attr(p, typed, "unit");
+    if (unit && !md_unit_defined(p, root, unit, NULL))
+        md_lenient(p, "variable '%s': unit '%s' is not defined in UnitDefinitions (FMI 2.0 "
+                      "section 2.2.2, FMI 3.0 section 2.4.3); kept as its unit", name, unit);
+    if (!unit && declared)
+        unit = declared->unit;
+    const char *display = md_attr(p, typed, "displayUnit");
+    if (display && !(unit && md_unit_defined(p, root, unit, display)))
+        md_lenient(p, "variable '%s': displayUnit '%s' is not a DisplayUnit of its unit '%s' in "
+                      "UnitDefinitions (FMI 2.0 section 2.2.2, FMI 3.0 section 2.4.3); ignored",
+                   name, display, unit ? unit : "");
+}
