@@ -316,3 +316,41 @@ def test_debug_logging_asks_the_fmu_for_its_messages():
     assert not any(text.startswith("logEvents:") for _, _, text in quiet), quiet[:5]
     events = [m for m in loud if m[0] == "info" and m[2].startswith("logEvents: bounce")]
     assert len(events) >= 3 and events[0][1] == "BouncingBall", loud[:5]
+
+
+def test_a_unit_without_unit_definitions_warns_and_strict_refuses(cli, tmpdir_private):
+    """BouncingBall repackaged without its UnitDefinitions (as the project's
+    LS-BUS FMUs were built before, which fmusim refused: "Unit "s" of model
+    variable "time" is not defined"): a warning per unit naming the variable,
+    the run's results unchanged, units included; --strict refuses it with the
+    first one."""
+    original = fmu("BouncingBall-fmi3.fmu")
+    broken = os.path.join(tmpdir_private, "NoUnits.fmu")
+    with zipfile.ZipFile(original) as src, zipfile.ZipFile(broken, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "modelDescription.xml":
+                text = data.decode()
+                start, end = text.index("<UnitDefinitions>"), text.index("</UnitDefinitions>")
+                data = (text[:start] + text[end + len("</UnitDefinitions>"):]).encode()
+            dst.writestr(item, data)
+    runs = {}
+    for name, path in (("original", original), ("broken", broken)):
+        out = os.path.join(tmpdir_private, name + ".csv")
+        runs[name] = subprocess.run([cli, "simulate", path, "--csv-units", "-o", out],
+                                    capture_output=True, text=True)
+        assert runs[name].returncode == 0, runs[name].stderr
+        with open(out) as f:
+            runs[name].csv = f.read()
+    assert runs["broken"].csv == runs["original"].csv
+    assert "UnitDefinitions" not in runs["original"].stderr
+    for var, unit in (("time", "s"), ("h", "m"), ("v", "m/s")):
+        line = f"variable '{var}': unit '{unit}' is not defined in UnitDefinitions"
+        assert line in runs["broken"].stderr, runs["broken"].stderr
+    r = subprocess.run([cli, "simulate", broken, "--strict"], capture_output=True, text=True)
+    assert r.returncode == 1, r
+    # the first violation is the error, the later ones are logged before it
+    last = r.stderr.splitlines()[-1]
+    assert last.startswith("rtcosim: ") and last.endswith(
+        "variable 'time': unit 's' is not defined in UnitDefinitions (FMI 2.0 section 2.2.2, "
+        "FMI 3.0 section 2.4.3)"), r.stderr
