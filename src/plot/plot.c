@@ -16,16 +16,6 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Whether the variable is one of those named itself (not only through a
- * pattern). */
-static bool named(const char *const *variables, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(variables[i], name) == 0)
-            return true;
-    return false;
-}
-
 rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
                                  const char *const *variables, size_t n, const char *output,
                                  const rtcosim_plot_options *opts, plot_layout *layout,
@@ -138,7 +128,7 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
              * have no curve: asked for, refused by name; among every column,
              * left out and said */
             if (t->columns[c].text) {
-                if (n && named(variables, n, name)) {
+                if (n && result_names_have(variables, n, name)) { /* (not by a pattern only) */
                     st = rtcosim_error_set(err, RTCOSIM_EINVAL,
                                            "%s: '%s' holds text (String or Binary values), "
                                            "which a plot cannot draw",

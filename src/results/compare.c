@@ -287,15 +287,6 @@ static curve curve_of(const result_table *t, const result_column *c)
     return (curve){t->time, c->values, t->rows};
 }
 
-/* Whether the options name the variable itself (not only by a pattern). */
-static bool named(const rtcosim_compare_options *o, const char *name)
-{
-    for (size_t i = 0; i < o->variable_count; i++)
-        if (strcmp(o->variables[i], name) == 0)
-            return true;
-    return false;
-}
-
 void rtcosim_compare_result_free(rtcosim_compare_result *r)
 {
     if (!r)
@@ -347,7 +338,8 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
         else if (c < 0)
             st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: no variable '%s'", reference,
                                    names[i]);
-        else if (ref->columns[c].text && named(o, names[i]))
+        else if (ref->columns[c].text &&
+                 result_names_have(o->variables, o->variable_count, names[i]))
             st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' holds text, not numbers: not "
                                    "compared", reference, names[i]);
     }

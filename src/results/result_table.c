@@ -55,8 +55,7 @@ bool result_select_has(const result_select *s, const char *name)
     return false;
 }
 
-/* Whether list[0..n) holds name. */
-static bool listed(const char *const *list, size_t n, const char *name)
+bool result_names_have(const char *const *list, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(list[i], name) == 0)
@@ -90,7 +89,7 @@ rtcosim_status result_select_expand(const result_table *const *tables, size_t ta
                     if (fnmatch(names[i], name, 0) != 0)
                         continue;
                     matched = true;
-                    if (!listed(list, n, name))
+                    if (!result_names_have(list, n, name))
                         list[n++] = name;
                 }
         if (!matched)

@@ -54,6 +54,8 @@ bool result_select_has(const result_select *s, const char *name);
  * a column of the file is that column even where it holds such characters
  * (an FMI 3.0 array element "y[1]"). */
 bool result_name_is_pattern(const char *name);
+/* Whether list[0..n) holds name (the same text). */
+bool result_names_have(const char *const *list, size_t n, const char *name);
 bool result_select_matches(const char *want, const char *name);
 /* The selection `names` over the columns of the tables (several files: a
  * plot's): a name that is a column of any is itself; a pattern is every
