@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "describe.h"
+#include "describe_units.h"
 #include "instance.h"
 
 static const model_def *const M = &model_definition;
@@ -63,6 +64,12 @@ static void put_variable(const model_variable *v, const char *name, const char *
     fputs("/>\n    </ScalarVariable>\n", out);
 }
 
+/* The variables whose unit FMI 1.0 declares: Real ones but time. */
+static bool fmi1_has_unit(const model_variable *v)
+{
+    return v->type == MODEL_FLOAT64 && v->causality != MODEL_INDEPENDENT;
+}
+
 void describe_fmi1(const char *model_identifier, bool model_exchange)
 {
     if (model_exchange && !M->model_exchange)
@@ -86,25 +93,7 @@ void describe_fmi1(const char *model_identifier, bool model_exchange)
     fputs(">\n", out);
 
     /* Section 2.4: units are BaseUnit elements. */
-    bool any_unit = false;
-    for (size_t i = 0; i < M->variable_count; i++) {
-        const model_variable *v = &M->variables[i];
-        if (!v->unit || v->type != MODEL_FLOAT64 || v->causality == MODEL_INDEPENDENT)
-            continue;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = M->variables[j].unit && M->variables[j].type == MODEL_FLOAT64 &&
-                   M->variables[j].causality != MODEL_INDEPENDENT &&
-                   strcmp(M->variables[j].unit, v->unit) == 0;
-        if (seen)
-            continue;
-        fputs(any_unit ? "    <BaseUnit" : "  <UnitDefinitions>\n    <BaseUnit", out);
-        any_unit = true;
-        attr("unit", v->unit);
-        fputs("/>\n", out);
-    }
-    if (any_unit)
-        fputs("  </UnitDefinitions>\n", out);
+    describe_units_as(out, M, fmi1_has_unit, attr, "BaseUnit", "unit");
 
     fputs("  <DefaultExperiment", out);
     attr_double("startTime", M->default_start_time);
