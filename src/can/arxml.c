@@ -53,6 +53,7 @@
 
 #include "arxml_internal.h"
 #include "rtcosim/log.h"
+#include "util/xml_read.h"
 
 bool ar_named(const xmlNode *n, const char *name)
 {
@@ -278,10 +279,13 @@ rtcosim_status rtcosim_dbc_parse_arxml(const char *xml, size_t size, const char 
     *out = NULL;
     if (size > INT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: too large", name);
-    xmlDoc *doc = xmlReadMemory(xml, (int)size, name, NULL,
-                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    if (!doc)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML", name);
+    util_xml_error first;
+    xmlDoc *doc = util_xml_read(xml, size, name, 0, &first);
+    if (!doc) {
+        char text[300];
+        util_xml_error_text(&first, text, sizeof text);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML (%s)", name, text);
+    }
     ar a = {.file = name, .err = err};
     rtcosim_status st = RTCOSIM_OK;
     xmlNode *root = xmlDocGetRootElement(doc);

@@ -13,6 +13,7 @@
 
 #include "rtcosim/dcp.h"
 #include "util/text.h"
+#include "util/xml_read.h"
 
 struct rtcosim_dcpx {
     char *slave_name;
@@ -380,10 +381,13 @@ rtcosim_status rtcosim_dcpx_parse(const char *xml, size_t size, const char *file
     *out = NULL;
     if (size > INT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: too large", file);
-    xmlDoc *doc = xmlReadMemory(xml, (int)size, file, NULL,
-                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    if (!doc)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML", file);
+    util_xml_error first;
+    xmlDoc *doc = util_xml_read(xml, size, file, 0, &first);
+    if (!doc) {
+        char text[300];
+        util_xml_error_text(&first, text, sizeof text);
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML (%s)", file, text);
+    }
     rtcosim_status st = RTCOSIM_OK;
     rtcosim_dcpx *d = calloc(1, sizeof *d);
     const xmlNode *root = xmlDocGetRootElement(doc);

@@ -21,6 +21,7 @@
 #include "fmi/md_internal.h"
 #include "rtcosim/log.h"
 #include "util/text.h"
+#include "util/xml_read.h"
 
 void md_violation(md_parser *p, rtcosim_status status, const char *fmt, ...)
 {
@@ -256,17 +257,6 @@ static const char *required(md_parser *p, xmlNode *root, const char *name)
 }
 
 /* The last libxml2 error of the parse as "line N: message" without newline. */
-static void xml_error_text(xmlParserCtxtPtr ctxt, char *buf, size_t size)
-{
-    const xmlError *e = xmlCtxtGetLastError(ctxt);
-    if (!e || !e->message) {
-        snprintf(buf, size, "not well-formed");
-        return;
-    }
-    snprintf(buf, size, "line %d: %s", e->line, e->message);
-    util_text_one_line(buf);
-}
-
 /* The parse's outcome: out of memory, the first violation, or OK. */
 static rtcosim_status outcome(md_parser *p)
 {
@@ -442,22 +432,17 @@ rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const cha
     if (size > RTCOSIM_FMI_MD_MAX_SIZE)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: %zu bytes is larger than the limit of %u",
                                  label, size, RTCOSIM_FMI_MD_MAX_SIZE);
-    xmlInitParser();
     rtcosim_fmi_md *md = calloc(1, sizeof *md);
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!md || !ctxt) {
-        free(md);
-        xmlFreeParserCtxt(ctxt);
+    if (!md)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", label);
-    }
     /* No network, no DTD loading, no entity substitution: a model description
      * needs none of them and each is an attack surface. */
-    xmlDoc *doc = xmlCtxtReadMemory(ctxt, xml, (int)size, label, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    util_xml_error first;
+    xmlDoc *doc = util_xml_read(xml, size, label, 0, &first);
     rtcosim_status st;
     if (!doc) {
-        char text[256];
-        xml_error_text(ctxt, text, sizeof text);
+        char text[300];
+        util_xml_error_text(&first, text, sizeof text);
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML (%s)", label, text);
     } else {
         md_parser p = {.md = md, .label = label, .err = err, .interface = (int)opts->interface,
@@ -477,7 +462,6 @@ rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const cha
         free(p.alias_of);
         xmlFreeDoc(doc);
     }
-    xmlFreeParserCtxt(ctxt);
     if (st != RTCOSIM_OK) {
         rtcosim_fmi_md_free(md);
         return st;

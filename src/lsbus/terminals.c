@@ -19,6 +19,7 @@
 #include "rtcosim/lsbus.h"
 #include "util/array.h"
 #include "util/text.h"
+#include "util/xml_read.h"
 
 #define EXTRA_FILE_MAX (16u << 20)
 
@@ -194,24 +195,13 @@ static xmlDoc *parse_xml(const char *xml, size_t size, const char *label, rtcosi
                           label, size, EXTRA_FILE_MAX);
         return NULL;
     }
-    xmlInitParser();
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt) {
-        rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", label);
-        return NULL;
-    }
-    xmlDoc *doc = xmlCtxtReadMemory(ctxt, xml, (int)size, label, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    util_xml_error first;
+    xmlDoc *doc = util_xml_read(xml, size, label, 0, &first);
     if (!doc) {
-        const xmlError *e = xmlCtxtGetLastError(ctxt);
-        char text[256] = "not well-formed";
-        if (e && e->message) {
-            snprintf(text, sizeof text, "line %d: %s", e->line, e->message);
-            util_text_one_line(text);
-        }
+        char text[300];
+        util_xml_error_text(&first, text, sizeof text);
         rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML (%s)", label, text);
     }
-    xmlFreeParserCtxt(ctxt);
     return doc;
 }
 

@@ -17,6 +17,7 @@
 #include "util/array.h"
 #include "util/read_file.h"
 #include "util/text.h"
+#include "util/xml_read.h"
 
 struct arena_block {
     arena_block *next;
@@ -113,86 +114,19 @@ void system_sync(rtcosim_system_desc *d)
     d->master.bond_count = d->bond_count;
 }
 
-/* libxml2 keeps only the last error, which after a mismatch is usually a
- * consequential "premature end of data"; the first one names the real cause.
- * The handler sees the context as its data, so the capture is thread-local. */
-typedef struct first_error {
-    bool seen;
-    int line;
-    char message[256];
-} first_error;
-
-static _Thread_local first_error *current_capture;
-
-static void capture_error(void *data, xmlErrorPtr e)
-{
-    (void)data;
-    first_error *cap = current_capture;
-    if (!cap || cap->seen || !e || e->level < XML_ERR_ERROR)
-        return;
-    cap->seen = true;
-    cap->line = e->line;
-    snprintf(cap->message, sizeof cap->message, "%s", e->message ? e->message : "not well-formed");
-}
-
-static rtcosim_status xml_error(xmlParserCtxt *ctxt, const first_error *first, const char *label,
-                                rtcosim_error *err)
-{
-    const xmlError *last = xmlCtxtGetLastError(ctxt);
-    xmlError copy = {0};
-    const xmlError *e = last;
-    if (first->seen) {
-        copy.line = first->line;
-        copy.message = (char *)first->message;
-        e = &copy;
-    }
-    if (!e || !e->message)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML", label);
-    /* libxml2 messages end with a newline; keep the error on one line. */
-    char message[256];
-    snprintf(message, sizeof message, "%s", e->message);
-    util_text_one_line(message);
-    if (e->line <= 0) /* encoding errors come without a position */
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML: %s", label, message);
-    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%d: malformed XML: %s", label, e->line,
-                             message);
-}
-
 /* No XML_PARSE_NOENT (entities stay references), no DTD loading, no network. */
-#define SAFE_XML_OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA)
-
 rtcosim_status system_read_xml(const char *data, size_t size, const char *label, xmlDoc **out,
                                rtcosim_error *err)
 {
-    *out = NULL;
-    if (size > (size_t)INT32_MAX)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: file too large", label);
-    xmlParserCtxt *ctxt = xmlNewParserCtxt();
-    if (!ctxt)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", label);
-    first_error first = {0};
-    first_error *saved = current_capture;
-    current_capture = &first;
-    ctxt->sax->serror = capture_error;
-    /* Encoding and I/O errors bypass the parser context and go to the
-     * thread's global handler, which prints to stderr by default: route them
-     * to the capture too while this parse runs (libxml2 keeps these
-     * handlers per thread). */
-    xmlStructuredErrorFunc saved_handler = xmlStructuredError;
-    void *saved_context = xmlStructuredErrorContext;
-    xmlSetStructuredErrorFunc(NULL, capture_error);
-    xmlDoc *doc = xmlCtxtReadMemory(ctxt, data, (int)size, NULL, NULL, SAFE_XML_OPTIONS);
-    xmlSetStructuredErrorFunc(saved_context, saved_handler);
-    current_capture = saved;
-    rtcosim_status st = RTCOSIM_OK;
-    if (!doc || !xmlDocGetRootElement(doc)) {
-        st = xml_error(ctxt, &first, label, err);
-        xmlFreeDoc(doc);
-        doc = NULL;
-    }
-    xmlFreeParserCtxt(ctxt);
-    *out = doc;
-    return st;
+    util_xml_error first;
+    *out = util_xml_read(data, size, NULL, XML_PARSE_NOCDATA, &first);
+    if (*out)
+        return RTCOSIM_OK;
+    if (first.line <= 0) /* encoding errors come without a position */
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML: %s", label,
+                                 first.message);
+    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%d: malformed XML: %s", label, first.line,
+                             first.message);
 }
 
 rtcosim_status system_read_xml_file(const char *path, const char *label, xmlDoc **out,
