@@ -407,6 +407,12 @@ static rtcosim_status seconds_field(rtcosim_fmu *f, const char *what, double s,
 {
     if (rtcosim_time_from_seconds(s, out, err) != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: DefaultExperiment %s: ", f->archive_path, what);
+    /* rtcosim keeps time in whole nanoseconds: a value finer than that (a
+     * step of 2^-10 s) is rounded, and a grid of it drifts from the FMU's */
+    if (rtcosim_time_to_seconds(*out) != s)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: DefaultExperiment %s %.17g s is not a whole "
+                    "number of nanoseconds: %.9f s taken", f->archive_path, what, s,
+                    rtcosim_time_to_seconds(*out));
     return RTCOSIM_OK;
 }
 

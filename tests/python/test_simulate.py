@@ -354,3 +354,30 @@ def test_a_unit_without_unit_definitions_warns_and_strict_refuses(cli, tmpdir_pr
     assert last.startswith("rtcosim: ") and last.endswith(
         "variable 'time': unit 's' is not defined in UnitDefinitions (FMI 2.0 section 2.2.2, "
         "FMI 3.0 section 2.4.3)"), r.stderr
+
+
+def test_a_default_step_finer_than_a_nanosecond_is_said(cli, tmpdir_private):
+    """rtcosim keeps time in whole nanoseconds: Dahlquist repackaged with
+    DefaultExperiment stepSize 2^-10 s (976562.5 ns, as a 1024 Hz base rate
+    gives) runs on 976562 ns (nearest, ties to even), and the warning says so
+    instead of a grid that drifts half a nanosecond a step unannounced."""
+    fine = os.path.join(tmpdir_private, "Fine.fmu")
+    with zipfile.ZipFile(fmu("Dahlquist-fmi3.fmu")) as src, zipfile.ZipFile(fine, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "modelDescription.xml":
+                data = data.replace(b'stepSize="0.0001"', b'stepSize="0.0009765625"')
+                assert b"0.0009765625" in data
+            dst.writestr(item, data)
+    out = os.path.join(tmpdir_private, "fine.csv")
+    r = subprocess.run([cli, "simulate", fine, "--stop-time", "0.01", "-o", out],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert ("DefaultExperiment stepSize 0.0009765625 s is not a whole number of nanoseconds: "
+            "0.000976562 s taken") in r.stderr, r.stderr
+    with open(out) as f:
+        times = [row[0] for row in csv.reader(f)][1:4]
+    assert times == ["0", "0.000976562", "0.001953124"]
+    r = subprocess.run([cli, "simulate", fmu("Dahlquist-fmi3.fmu"), "--stop-time", "0.01",
+                        "-o", out], capture_output=True, text=True)
+    assert r.returncode == 0 and "nanoseconds" not in r.stderr, r.stderr
