@@ -19,7 +19,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rtcosim compare REFERENCE ACTUAL [VARIABLE ...] [--rtol R] [--atol A]\n"
             "                       [--range-tol D] [--time-tol T] [--from T] [--to T]\n"
-            "                       [--fmi-cross-check] [--report F.csv] [--junit F.xml]\n"
+            "                       [--exclude VAR] [--fmi-cross-check] [--report F.csv]\n"
+            "                       [--junit F.xml]\n"
             "                       [--plot F.png|F.svg|F.pdf] [-q]\n\n"
             "ACTUAL's results held against REFERENCE's (each a CSV, Dymola .mat or MDF 4/3\n"
             "file), every numeric variable of REFERENCE, or those named (a name with *, ? or\n"
@@ -45,6 +46,8 @@ static void usage(FILE *out)
             "                    points over the window, a band of the minimum and maximum of\n"
             "                    21 of them widened by 10 %% of its range; a variable differs\n"
             "                    when more than 10 %% of ACTUAL's samples lie outside\n"
+            "  --exclude VAR     leave out a variable (or the variables a pattern matches,\n"
+            "                    'cpu_*'); repeatable\n"
             "  --report F.csv    a row per variable: name, verdict, samples, differences\n"
             "  --junit F.xml     the verdicts as a JUnit XML report (a testcase per variable\n"
             "                    and one for the time span), as CI servers show test results\n"
@@ -131,11 +134,15 @@ static int run_compare(int argc, char **argv)
     rtcosim_compare_options o = {.rtol = 1e-6, .range_tol = 1e-6, .from = NAN, .to = NAN};
     const char *files[2] = {NULL, NULL}, *report = NULL, *plot = NULL, *junit = NULL;
     const char **vars = calloc((size_t)argc, sizeof *vars);
-    size_t nfiles = 0, nvars = 0;
+    const char **excluded = calloc((size_t)argc, sizeof *excluded);
+    size_t nfiles = 0, nvars = 0, nexcluded = 0;
     bool quiet = false;
     const char *tolerance_given = NULL; /* (not with --fmi-cross-check) */
-    if (!vars)
+    if (!vars || !excluded) {
+        free(vars);
+        free(excluded);
         return trouble(cli_fail("out of memory"));
+    }
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
@@ -143,6 +150,7 @@ static int run_compare(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             free(vars);
+            free(excluded);
             return 0;
         } else if (strcmp(a, "--rtol") == 0) {
             rc = parse_number(a, v, &o.rtol), i++;
@@ -170,6 +178,13 @@ static int run_compare(int argc, char **argv)
                 junit = v;
             else
                 plot = v;
+            i++;
+        } else if (strcmp(a, "--exclude") == 0) {
+            if (!v || !*v)
+                rc = cli_fail("compare: --exclude needs a variable name or pattern, e.g. "
+                              "--exclude 'cpu_*'");
+            else
+                excluded[nexcluded++] = v;
             i++;
         } else if (strcmp(a, "--fmi-cross-check") == 0) {
             o.fmi_cross_check = true;
@@ -200,6 +215,8 @@ static int run_compare(int argc, char **argv)
     if (rc == 0) {
         o.variables = vars;
         o.variable_count = nvars;
+        o.exclude = excluded;
+        o.exclude_count = nexcluded;
         rtcosim_error err;
         rtcosim_error_clear(&err);
         if (rtcosim_results_compare(files[0], files[1], &o, &r, &err) != RTCOSIM_OK)
@@ -239,6 +256,9 @@ static int run_compare(int argc, char **argv)
         if (r->extra_in_actual)
             printf("(%zu variable%s of %s not in the reference: not compared)\n",
                    r->extra_in_actual, r->extra_in_actual == 1 ? "" : "s", files[1]);
+        if (r->excluded)
+            printf("(%zu variable%s left out by --exclude)\n", r->excluded,
+                   r->excluded == 1 ? "" : "s");
     }
     if (rc == 0 && report)
         rc = write_report(report, r);
@@ -263,6 +283,7 @@ static int run_compare(int argc, char **argv)
     }
     rtcosim_compare_result_free(r);
     free(vars);
+    free(excluded);
     return status;
 }
 

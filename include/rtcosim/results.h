@@ -240,6 +240,12 @@ typedef struct rtcosim_compare_options {
      * when constant, 0.5 at 0); a variable differs when more than 10 % of
      * the actual's samples lie outside. */
     bool fmi_cross_check;
+    /* Variables left out (names or shell patterns, as `variables`; a
+     * variable the CI cannot hold steady: a CPU time, a wall clock): of
+     * those named, or of every numeric one. A name that matches none of the
+     * reference's columns is no error. */
+    const char *const *exclude;
+    size_t exclude_count;
 } rtcosim_compare_options;
 
 typedef struct rtcosim_compare_variable {
@@ -264,6 +270,7 @@ typedef struct rtcosim_compare_result {
                                   of empty strings) the actual lacks: not compared */
     size_t variable_count, differing;
     rtcosim_compare_variable *variables;
+    size_t excluded; /* variables of the reference left out by options.exclude */
 } rtcosim_compare_result;
 
 /* Compare `actual` with `reference` (each a CSV, Dymola MAT or MDF 4/3

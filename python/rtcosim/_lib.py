@@ -168,7 +168,8 @@ class CompareOptions(ctypes.Structure):
                 ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
                 ("range_tol", ctypes.c_double), ("time_tol", ctypes.c_double),
                 ("from_", ctypes.c_double), ("to", ctypes.c_double),
-                ("fmi_cross_check", ctypes.c_bool)]
+                ("fmi_cross_check", ctypes.c_bool),
+                ("exclude", _STRINGS), ("exclude_count", ctypes.c_size_t)]
 
 
 class CompareVariable(ctypes.Structure):
@@ -189,7 +190,8 @@ class CompareResult(ctypes.Structure):
                 ("span_short", ctypes.c_bool), ("extra_in_actual", ctypes.c_size_t),
                 ("empty_in_reference", ctypes.c_size_t),
                 ("variable_count", ctypes.c_size_t), ("differing", ctypes.c_size_t),
-                ("variables", ctypes.POINTER(CompareVariable))]
+                ("variables", ctypes.POINTER(CompareVariable)),
+                ("excluded", ctypes.c_size_t)]
 
 
 def strings(items):

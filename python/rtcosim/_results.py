@@ -237,7 +237,8 @@ class Comparison:
     'matches', 'missing', 'checked', 'outside', 'first_outside_time',
     'max_abs_diff', 'max_abs_diff_time', 'max_rel_diff', 'reference_range';
     times None where there is none), .window (start, stop) compared,
-    .span_short, and the runs' rows and spans."""
+    .span_short, .excluded (variables left out by exclude), and the runs'
+    rows and spans."""
 
     def __init__(self, c):
         self.window = (c.from_, c.to)
@@ -246,6 +247,7 @@ class Comparison:
         self.reference_span = (c.ref_start, c.ref_stop)
         self.actual_span = (c.act_start, c.act_stop)
         self.extra_in_actual = c.extra_in_actual
+        self.excluded = c.excluded
         self.variables = {}
         time = (lambda t: None if math.isnan(t) else t)
         for i in range(c.variable_count):
@@ -272,7 +274,7 @@ class Comparison:
 
 
 def compare_results(reference, actual, variables=None, rtol=1e-6, atol=0.0, range_tol=1e-6,
-                    time_tol=0.0, start=None, stop=None, fmi_cross_check=False):
+                    time_tol=0.0, start=None, stop=None, fmi_cross_check=False, exclude=None):
     """A run's results file held against a reference run's, as `rtcosim
     compare` does (each a CSV, Dymola MAT or MDF 4/3 file): every variable a
     curve linear between samples; the runs match when every sample of each
@@ -280,25 +282,29 @@ def compare_results(reference, actual, variables=None, rtol=1e-6, atol=0.0, rang
     the other curve within time_tol seconds of its time, over the
     reference's span (or start..stop within it). variables: those compared
     (names or shell patterns such as 'engine.*'; None: every numeric
-    variable of the reference). fmi_cross_check: the
+    variable of the reference); exclude: names or patterns left out of
+    those (a CPU time, a wall clock). fmi_cross_check: the
     FMI cross-check's band instead of the tolerances (`rtcosim compare
     --fmi-cross-check`). Returns a Comparison
     (truthy when the runs match). Errors (a file that cannot be read, a
     variable the reference lacks, a negative tolerance) raise rtcosim.Error."""
-    if isinstance(variables, (str, bytes)):
-        variables = [variables]
-    variables = [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in variables or []]
-    names, count, keep = strings(variables)
+    def listed(names):
+        if isinstance(names, (str, bytes)):
+            names = [names]
+        return [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in names or []]
+    names, count, keep = strings(listed(variables))
+    left_out, left_out_count, keep_left_out = strings(listed(exclude))
     o = CompareOptions(variables=names, variable_count=count, rtol=rtol, atol=atol,
                        range_tol=range_tol, time_tol=time_tol,
                        from_=math.nan if start is None else start,
                        to=math.nan if stop is None else stop,
-                       fmi_cross_check=bool(fmi_cross_check))
+                       fmi_cross_check=bool(fmi_cross_check),
+                       exclude=left_out, exclude_count=left_out_count)
     err, out = ErrorStruct(), ctypes.POINTER(CompareResult)()
     status = lib.rtcosim_results_compare(os.fspath(reference).encode(),
                                          os.fspath(actual).encode(), ctypes.byref(o),
                                          ctypes.byref(out), ctypes.byref(err))
-    del keep
+    del keep, keep_left_out
     err.check(status)
     try:
         return Comparison(out.contents)

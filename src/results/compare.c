@@ -305,6 +305,8 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
     rtcosim_compare_options defaults = {.rtol = 1e-6, .range_tol = 1e-6, .from = NAN, .to = NAN};
     if (!o)
         o = &defaults;
+    if ((o->variable_count && !o->variables) || (o->exclude_count && !o->exclude))
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "compare: no names given");
     if (!(o->rtol >= 0) || !(o->atol >= 0) || !(o->range_tol >= 0) || !(o->time_tol >= 0) ||
         isinf(o->rtol) || isinf(o->atol) || isinf(o->range_tol) || isinf(o->time_tol))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "compare: tolerances must be finite and "
@@ -376,6 +378,11 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
     for (size_t i = 0; st == RTCOSIM_OK && i < count; i++) {
         ptrdiff_t rc = o->variable_count ? result_table_find(ref, names[i]) : (ptrdiff_t)i;
         const result_column *rcol = &ref->columns[rc];
+        result_select excluded = {o->exclude, o->exclude_count};
+        if (o->exclude_count && result_select_has(&excluded, rcol->name)) {
+            r->excluded++;
+            continue;
+        }
         if (rcol->text) {
             text_columns++;
             continue; /* (every column: those of text are not compared) */
@@ -436,9 +443,9 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
      * column of text: against rtcosim's y[1], y[2], ... nothing compares) */
     if (st == RTCOSIM_OK && r->variable_count == 0)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no numeric variable to compare (%zu "
-                               "column%s of text, %zu without a number)", reference,
-                               text_columns, text_columns == 1 ? "" : "s",
-                               r->empty_in_reference);
+                               "column%s of text, %zu without a number, %zu excluded)",
+                               reference, text_columns, text_columns == 1 ? "" : "s",
+                               r->empty_in_reference, r->excluded);
     free(names);
     result_table_free(ref);
     result_table_free(act);

@@ -131,3 +131,32 @@ def test_read_result_takes_patterns(vehicle, tmp_path):
     r = rtcosim.read_result(text_csv, variables=["gear*"])
     assert list(r.dtype.names) == ["time", "gear_name", "gear"]
     assert list(r["gear_name"]) == ["first", "second"] and list(r["gear"]) == [1.0, 2.0]
+
+
+def test_compare_leaves_out_what_exclude_names(cli, vehicle, tmp_path):
+    """--exclude (repeatable; names or patterns) leaves variables out of
+    those compared, counted; the reference altered in an excluded column
+    only still matches, and excluding everything is an error."""
+    columns = header(vehicle)[1:]
+    altered = str(tmp_path / "altered.csv")
+    with open(vehicle, newline="") as f, open(altered, "w", newline="") as g:
+        rows = list(csv.reader(f))
+        k = rows[0].index("engine.rpm")
+        for row in rows[1:]:
+            row[k] = str(float(row[k]) + 100)
+        csv.writer(g, quoting=csv.QUOTE_MINIMAL, lineterminator="\n").writerows(rows)
+    left_out = expected(columns, "body.*", "*rpm*")
+    r = subprocess.run([cli, "compare", vehicle, altered], capture_output=True, text=True)
+    assert r.returncode == 1 and "engine.rpm " in r.stdout, r.stdout
+    r = subprocess.run([cli, "compare", vehicle, altered, "--exclude", "body.*", "--exclude",
+                        "*rpm*"], capture_output=True, text=True)
+    n = len(columns) - len(left_out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"({len(left_out)} variables left out by --exclude)" in r.stdout, r.stdout
+    assert f"MATCHES: {n} of {n} variables within tolerance" in r.stdout, r.stdout
+    c = rtcosim.compare_results(vehicle, altered, variables=["engine.*"], exclude="engine.rpm")
+    assert c and c.excluded == 1 and sorted(c.variables) == sorted(
+        x for x in expected(columns, "engine.*") if x != "engine.rpm")
+    r = subprocess.run([cli, "compare", vehicle, vehicle, "--exclude", "*"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and f"{len(columns)} excluded" in r.stderr, r.stderr
