@@ -7,7 +7,6 @@ plot --panels auto`)."""
 import csv
 import ctypes
 import difflib
-import fnmatch
 import math
 import os
 import warnings
@@ -392,12 +391,27 @@ def blocks_from_end(n):
         end = start
 
 
-def _selected(name, variables):
-    """Whether variables (None: all) take the column name: by its own name
-    or by a shell pattern (*, ?, [...]) that matches it, as the library's
-    selection does."""
+_libc_fnmatch = None
+
+
+def _fnmatch(pattern, name):
+    """fnmatch(3) without flags, as the library matches numeric columns, so
+    that a text column is chosen by the same rule (Python's fnmatch differs:
+    [^...] and [[:alpha:]] are literal there)."""
+    global _libc_fnmatch
+    if _libc_fnmatch is None:
+        _libc_fnmatch = ctypes.CDLL(None).fnmatch
+        _libc_fnmatch.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+        _libc_fnmatch.restype = ctypes.c_int
+    return _libc_fnmatch(os.fsencode(pattern), os.fsencode(name), 0) == 0
+
+
+def _selected(name, variables, columns):
+    """Whether variables (None: all) take the column name: by its own name,
+    or by a shell pattern (*, ?, [...]) that is not itself one of the
+    file's columns, as the library's selection does."""
     return variables is None or any(
-        name == v or (any(c in v for c in "*?[") and fnmatch.fnmatchcase(name, v))
+        name == v or (v not in columns and any(c in v for c in "*?[") and _fnmatch(v, name))
         for v in variables)
 
 
@@ -413,7 +427,7 @@ def _with_text_columns(result, path, variables=None, text_names=()):
         header = next(rows, [])
         numeric = set(result.dtype.names) - set(text_names)
         text = [k for k, name in enumerate(header)
-                if k > 0 and name not in numeric and _selected(name, variables)]
+                if k > 0 and name not in numeric and _selected(name, variables, header)]
         if not text:
             return result
         cells = {k: [] for k in text}

@@ -191,13 +191,25 @@ rtcosim_status rtcosim_flat_read_result_columns(const char *path, const char *co
     return read_columns(path, names, count, false, out, err);
 }
 
-/* Whether t has the column `want` names (a pattern: any it matches). */
-static bool has_column(const plot_table *t, const char *want)
+/* Keeps the columns of t that `keep` lists, by name (the reader keeps what
+ * a pattern matches, also when the name is a column itself, which then is
+ * that column alone). */
+static void keep_listed(plot_table *t, const char *const *keep, size_t n)
 {
-    for (size_t c = 0; c < t->column_count; c++)
-        if (result_select_matches(want, t->columns[c].name))
-            return true;
-    return false;
+    size_t kept = 0;
+    for (size_t c = 0; c < t->column_count; c++) {
+        result_column *col = &t->columns[c];
+        if (result_names_have(keep, n, col->name)) {
+            t->columns[kept++] = *col;
+            continue;
+        }
+        free(col->name);
+        free(col->unit);
+        free(col->values);
+        free(col->own_time);
+        free(col->own_values);
+    }
+    t->column_count = kept;
 }
 
 static rtcosim_status read_columns(const char *path, const char *const *names, size_t count,
@@ -218,37 +230,44 @@ static rtcosim_status read_columns(const char *path, const char *const *names, s
     rtcosim_status st = plot_table_read_select(path, count ? &select : NULL, &t, err);
     if (st != RTCOSIM_OK)
         return st;
-    /* every name asked for must be there (time always is): all the missing
-     * ones in one line */
+    /* the names as the table resolves them (a pattern, the columns it
+     * matches; each once); every one must be there (time always is): all
+     * the missing ones in one line */
+    const char **listed = NULL;
+    size_t n = 0;
+    if ((st = result_select_expand((const result_table *const *)&t, 1, names, count, &listed, &n,
+                                   err)) != RTCOSIM_OK) {
+        result_table_free(t);
+        return st;
+    }
     char missing[RTCOSIM_ERROR_MESSAGE_MAX] = "";
     size_t missed = 0, used = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (has_column(t, names[i]) || strcmp(names[i], "time") == 0 ||
-            (t->first_name && strcmp(names[i], t->first_name) == 0))
+    const char *near_for = NULL; /* the one name missed that is no pattern */
+    for (size_t i = 0; i < n; i++) {
+        if (result_table_find(t, listed[i]) >= 0 || strcmp(listed[i], "time") == 0 ||
+            (t->first_name && strcmp(listed[i], t->first_name) == 0))
             continue;
-        bool again = false; /* a name asked for twice is said once */
-        for (size_t j = 0; j < i && !again; j++)
-            again = strcmp(names[j], names[i]) == 0;
-        if (again)
-            continue;
-        int w = snprintf(missing + used, sizeof missing - used, "%s'%s'", missed ? ", " : "",
-                         names[i]);
+        bool pattern = result_name_is_pattern(listed[i]);
+        int w = snprintf(missing + used, sizeof missing - used, "%s%s'%s'", missed ? ", " : "",
+                         pattern ? "matching " : "", listed[i]);
         used = w < 0 || (size_t)w >= sizeof missing - used ? sizeof missing - 1 : used + (size_t)w;
         missed++;
+        near_for = pattern ? NULL : listed[i];
     }
     if (missed) {
         /* one name missed: the nearest of the file's (its header read again) */
         char near[200] = "", name[160] = "";
-        for (size_t i = 0; missed == 1 && i < count && !name[0]; i++)
-            if (!has_column(t, names[i]) && !result_name_is_pattern(names[i]) &&
-                strcmp(names[i], "time") != 0 &&
-                !(t->first_name && strcmp(names[i], t->first_name) == 0))
-                plot_nearest_column(&path, &t, 1, true, names[i], name, sizeof name);
+        if (missed == 1 && near_for)
+            plot_nearest_column(&path, &t, 1, true, near_for, name, sizeof name);
         if (name[0])
             snprintf(near, sizeof near, "; did you mean '%s'?", name);
+        free(listed);
         result_table_free(t);
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable%s %s in the results%s", path,
                                  missed > 1 ? "s" : "", missing, near);
     }
+    if (count)
+        keep_listed(t, listed, n);
+    free(listed);
     return columns_of_table(path, t, keep_ns, out, err);
 }

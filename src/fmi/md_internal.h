@@ -28,6 +28,7 @@ typedef struct md_type_unit {
     const char *name;
     const char *unit;
     const char *min, *max;
+    const char *kind; /* FMI 2: SimpleType's child (Real, ...); FMI 3: Float64Type, ...; "" */
 } md_type_unit;
 
 /* A unit UnitDefinitions defines (display NULL), or one of its display units. */
@@ -96,10 +97,15 @@ const md_type_unit *md_declared_facts(md_parser *p, xmlNode *root, const char *d
 /* Whether UnitDefinitions defines the unit (display NULL) or a DisplayUnit
  * of it so named. */
 bool md_unit_defined(md_parser *p, xmlNode *root, const char *unit, const char *display);
+/* TypeDefinitions read (once) and their units checked, whether a variable
+ * declares a type or not. */
+void md_read_definitions(md_parser *p, xmlNode *root);
 /* The lenient rules on a variable's unit, displayUnit and declaredType (the
- * attributes of `typed`; `declared` its declared type's facts or NULL). */
-void md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *name,
-                    const char *declared_type, const md_type_unit *declared);
+ * attributes of `typed`, the element holding the type facts; `declared` its
+ * declared type's facts or NULL); the declared type's facts to use: NULL
+ * when they are of another kind. */
+const md_type_unit *md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *name,
+                                   const char *declared_type, const md_type_unit *declared);
 /* The next white-space separated token at *c (its length in *len), moving *c
  * past it; NULL at the end. */
 const char *md_next_token(const char **c, size_t *len);

@@ -6,6 +6,7 @@
  * 2.4.7); fmusim refuses a description that breaks it, the run does not
  * need it (the unit is text for the results): a lenient rule, refused with
  * --strict. Tables are read once, on first use, and searched by bsearch. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +50,10 @@ static void read_types(md_parser *p, xmlNode *root)
         const char *name = md_attr(p, t, "name");
         if (!name)
             continue;
-        md_type_unit facts = {name, NULL, NULL, NULL};
+        /* its kind: FMI 2 the SimpleType's child (Real, ...), FMI 3 the
+         * element (Float64Type, ...) */
+        const xmlNode *kind = p->md->version == RTCOSIM_FMI_2 ? xmlFirstElementChild(t) : t;
+        md_type_unit facts = {name, NULL, NULL, NULL, kind ? (const char *)kind->name : ""};
         if (holder) {
             facts.unit = md_attr(p, holder, "unit");
             facts.min = md_attr(p, holder, "min");
@@ -63,13 +67,18 @@ static void read_types(md_parser *p, xmlNode *root)
     qsort(p->units, p->unit_count, sizeof *p->units, by_type_name);
 }
 
+void md_read_definitions(md_parser *p, xmlNode *root)
+{
+    if (!p->units_read)
+        read_types(p, root);
+}
+
 const md_type_unit *md_declared_facts(md_parser *p, xmlNode *root, const char *declared_type)
 {
     if (!declared_type)
         return NULL;
-    if (!p->units_read)
-        read_types(p, root);
-    md_type_unit key = {declared_type, NULL, NULL, NULL};
+    md_read_definitions(p, root);
+    md_type_unit key = {declared_type, NULL, NULL, NULL, NULL};
     return p->unit_count ? bsearch(&key, p->units, p->unit_count, sizeof *p->units, by_type_name)
                          : NULL;
 }
@@ -128,12 +137,24 @@ bool md_unit_defined(md_parser *p, xmlNode *root, const char *unit, const char *
                                          sizeof *p->unit_names, by_unit);
 }
 
-void md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *name,
-                    const char *declared_type, const md_type_unit *declared)
+const md_type_unit *md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *name,
+                                   const char *declared_type, const md_type_unit *declared)
 {
     if (declared_type && !declared)
         md_lenient(p, "variable '%s': declaredType '%s' is not defined in TypeDefinitions (FMI "
                       "2.0 section 2.2.7, FMI 3.0 section 2.4.7); ignored", name, declared_type);
+    /* the type's kind must be the variable's: a Real's a SimpleType of a
+     * Real (FMI 2.0 section 2.2.3), a Float64's a Float64Type (FMI 3.0
+     * section 2.4.4) */
+    char want[64];
+    snprintf(want, sizeof want, "%s%s", (const char *)typed->name,
+             p->md->version == RTCOSIM_FMI_2 ? "" : "Type");
+    if (declared && strcmp(declared->kind, want) != 0) {
+        md_lenient(p, "variable '%s': declaredType '%s' is of kind %s, not %s (FMI 2.0 section "
+                      "2.2.3, FMI 3.0 section 2.4.4); ignored", name, declared_type,
+                   declared->kind[0] ? declared->kind : "type of no kind", want);
+        declared = NULL;
+    }
     const char *unit = md_attr(p, typed, "unit");
     if (unit && !md_unit_defined(p, root, unit, NULL))
         md_lenient(p, "variable '%s': unit '%s' is not defined in UnitDefinitions (FMI 2.0 "
@@ -141,8 +162,12 @@ void md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *nam
     if (!unit && declared)
         unit = declared->unit;
     const char *display = md_attr(p, typed, "displayUnit");
-    if (display && !(unit && md_unit_defined(p, root, unit, display)))
+    if (display && !unit)
+        md_lenient(p, "variable '%s': displayUnit '%s' without a unit (FMI 2.0 section 2.2.2, "
+                      "FMI 3.0 section 2.4.3); ignored", name, display);
+    else if (display && !md_unit_defined(p, root, unit, display))
         md_lenient(p, "variable '%s': displayUnit '%s' is not a DisplayUnit of its unit '%s' in "
                       "UnitDefinitions (FMI 2.0 section 2.2.2, FMI 3.0 section 2.4.3); ignored",
-                   name, display, unit ? unit : "");
+                   name, display, unit);
+    return declared;
 }

@@ -362,8 +362,9 @@ static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t ind
 
     v->unit = md_attr(p, typed, "unit");
     extra->declared_type = md_attr(p, typed, "declaredType");
-    const md_type_unit *declared = md_declared_facts(p, root, extra->declared_type);
-    md_check_units(p, root, typed, name, extra->declared_type, declared);
+    const md_type_unit *declared = md_check_units(
+        p, root, typed, name, extra->declared_type,
+        md_declared_facts(p, root, extra->declared_type));
     if (!v->unit && declared && is_float(v->type))
         v->unit = declared->unit;
     md_read_range(p, typed, declared, v);
@@ -577,6 +578,7 @@ static void resolve_derivatives(md_parser *p, const var_extra *extra)
 void md_read_variables(md_parser *p, xmlNode *root)
 {
     rtcosim_fmi_md *md = p->md;
+    md_read_definitions(p, root);
     xmlNode *mv = md_child(root, "ModelVariables");
     if (!mv) {
         md_violation(p, RTCOSIM_EFORMAT, "no ModelVariables element");

@@ -5,6 +5,7 @@
  * run. See include/rtcosim/system_rt.h for the semantics. This file: the
  * setup (split, parts, crossing connections, results columns). */
 #include "realtime/system_rt_internal.h"
+#include "results/result_table.h"
 
 /* --- Delay injection (parsed in system_rt_delay.c) -------------------------- */
 
@@ -263,15 +264,19 @@ static rtcosim_status initialize_whole(rtcosim_system_rt *srt, rtcosim_error *er
         srt->cross_names[k] = dup_checked(name, &st, err);
         srt->cross_values[k] = dup_checked(value, &st, err);
     }
-    /* Result columns: the caller's, else the whole system's default. */
-    size_t count = b.observe_count ? b.observe_count : (m ? rtcosim_master_observed_count(m) : 0);
-    srt->columns = calloc(count + 1, sizeof *srt->columns);
+    /* Result columns: the caller's as the whole system resolved them (an
+     * array's elements, a pattern's matches, each once; String and Binary
+     * ones after), else the whole system's default. */
+    size_t numeric = m ? rtcosim_master_observed_count(m) : 0;
+    size_t text = b.observe_count && m ? rtcosim_master_text_observed_count(m) : 0;
+    srt->columns = calloc(numeric + text + 1, sizeof *srt->columns);
     if (st == RTCOSIM_OK && !srt->columns)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
-    for (size_t i = 0; st == RTCOSIM_OK && i < count; i++)
+    for (size_t i = 0; st == RTCOSIM_OK && i < numeric + text; i++)
         srt->columns[srt->column_count++] =
-            dup_checked(b.observe_count ? b.observe[i] : rtcosim_master_observed_name(m, i), &st,
-                        err);
+            dup_checked(i < numeric ? rtcosim_master_observed_name(m, i)
+                                    : rtcosim_master_text_observed_name(m, i - numeric),
+                        &st, err);
     rtcosim_master_free(m);
     return st;
 }
@@ -502,7 +507,9 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
                     input = (long)v;
         }
         if (rt_index < 0 && input < 0 && text < 0) {
-            if (srt->options.build.observe_count)
+            /* named: an error; matched by a pattern or by default: left out */
+            if (result_names_have(srt->options.build.observe, srt->options.build.observe_count,
+                                  name))
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                          "%s: output variable '%s' cannot be recorded in a "
                                          "real-time run: '%s' is non-real-time and the variable "

@@ -183,16 +183,15 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
             c->text++;
             continue;
         }
-        bool twice = false; /* (a variable named twice goes once) */
-        for (size_t j = 0; j < c->count && !twice; j++)
-            twice = c->cols[j] == k;
-        if (twice)
-            continue;
         c->cols[c->count] = k;
         c->columns[c->count++] = (rtcosim_column){.name = t->columns[k].name,
                                                   .type = RTCOSIM_TYPE_FLOAT64,
                                                   .unit = t->columns[k].unit};
     }
+    if (st == RTCOSIM_OK && c->count == 0 && c->text > 0)
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no numeric variable to convert (%zu "
+                               "column%s of text, which convert leaves out)", c->in, c->text,
+                               c->text == 1 ? "" : "s");
     c->prev = calloc(n ? n : 1, sizeof *c->prev);
     c->point = calloc(n ? n : 1, sizeof *c->point);
     if (st == RTCOSIM_OK && (!c->prev || !c->point))

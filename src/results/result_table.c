@@ -92,7 +92,7 @@ rtcosim_status result_select_expand(const result_table *const *tables, size_t ta
                     if (!result_names_have(list, n, name))
                         list[n++] = name;
                 }
-        if (!matched)
+        if (!matched && !result_names_have(list, n, names[i]))
             list[n++] = names[i]; /* a column, or for the caller to say it is none */
     }
     *out = list;

@@ -59,9 +59,9 @@ bool result_names_have(const char *const *list, size_t n, const char *name);
 bool result_select_matches(const char *want, const char *name);
 /* The selection `names` over the columns of the tables (several files: a
  * plot's): a name that is a column of any is itself; a pattern is every
- * column it matches, the first table's in its order, then the others' not
- * yet listed, each once; any other name stays, for the caller to say no
- * column has it. *out (malloc'd) points into names and the tables. */
+ * column it matches, the first table's in its order, then the others'; any
+ * other name stays, for the caller to say no column has it; each once, where
+ * first selected. *out (malloc'd) points into names and the tables. */
 rtcosim_status result_select_expand(const result_table *const *tables, size_t table_count,
                                     const char *const *names, size_t count, const char ***out,
                                     size_t *out_count, rtcosim_error *err);

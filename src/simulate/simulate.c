@@ -2,6 +2,7 @@
  * outputs once into per-type batches (one set and one get per type and step),
  * then steps from start to stop, recording through the results recorder.
  * Nothing on the step path allocates. */
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "csv/csv_values.h"
+#include "results/result_table.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/fmu_clocks.h"
 #include "rtcosim/isolate.h"
@@ -45,6 +47,20 @@ static const rtcosim_fmu_info *fmu_info(const rtcosim_component *c)
     return info ? info : rtcosim_isolate_fmu_info(c);
 }
 
+/* Whether one of names[0..i) selects v: its own name (or its array's), or a
+ * pattern matching it. */
+static bool selected_before(const rtcosim_component *c, const char *const *names, size_t i,
+                            const rtcosim_variable *v)
+{
+    for (size_t j = 0; j < i; j++) {
+        size_t elements;
+        const rtcosim_variable *first = simulate_start_targets(c, names[j], &elements);
+        if (first ? v >= first && v < first + elements : result_select_matches(names[j], v->name))
+            return true;
+    }
+    return false;
+}
+
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,
                                         size_t capacity, size_t *found, rtcosim_error *err)
@@ -54,6 +70,29 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
         for (size_t i = 0; i < count; i++) {
             size_t elements; /* a whole FMI 3.0 array records each element */
             const rtcosim_variable *v = simulate_start_targets(c, names[i], &elements);
+            if (!v && result_name_is_pattern(names[i])) {
+                /* every variable the pattern matches (array elements by
+                 * their names; not time), in the model's order, not one an
+                 * earlier name selected */
+                size_t matched = 0;
+                for (size_t k = 0; k < rtcosim_component_variable_count(c); k++) {
+                    const rtcosim_variable *m = rtcosim_component_variable(c, k);
+                    if (m->causality == RTCOSIM_CAUSALITY_INDEPENDENT ||
+                        fnmatch(names[i], m->name, 0) != 0)
+                        continue; /* (time is the first column already) */
+                    matched++;
+                    if (selected_before(c, names, i, m))
+                        continue;
+                    if (n < capacity)
+                        out[n] = m;
+                    n++;
+                }
+                if (!matched)
+                    return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
+                                             "output variable '%s': no variable of model '%s' "
+                                             "matches it", names[i], rtcosim_component_model_name(c));
+                continue;
+            }
             if (!v)
                 return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
                                          "output variable '%s': model '%s' has no such variable%s%s%s",

@@ -2,6 +2,7 @@
  * checked against their declared connectors, steps, connections with their
  * transformations, parameters as start values, and the run settings (the
  * caller's overrides over the description's rtcosim master annotation). */
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "core/log_quiet.h"
 #include "csv/csv_values.h"
+#include "results/result_table.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/ecu.h"
 #include "rtcosim/fmu.h"
@@ -513,6 +515,53 @@ static rtcosim_status apply_parameters(const rtcosim_system_desc *d, const bool 
     return RTCOSIM_OK;
 }
 
+
+/* Whether the master observes the variable of that name already. */
+static bool observed(const rtcosim_master *m, const char *name)
+{
+    for (size_t i = 0; i < rtcosim_master_observed_count(m); i++)
+        if (strcmp(rtcosim_master_observed_name(m, i), name) == 0)
+            return true;
+    for (size_t i = 0; i < rtcosim_master_text_observed_count(m); i++)
+        if (strcmp(rtcosim_master_text_observed_name(m, i), name) == 0)
+            return true;
+    return false;
+}
+
+/* One --output-variable: a component.variable (a whole FMI 3.0 array its
+ * elements), or a shell pattern over "component.variable" ('engine.*',
+ * '*.speed*') for every variable it matches but time, in the components'
+ * and their variables' order, each once. */
+static rtcosim_status observe(rtcosim_master *m, const char *name, rtcosim_error *err)
+{
+    if (observed(m, name))
+        return RTCOSIM_OK; /* (named twice, or after a pattern that matched it) */
+    rtcosim_status st = rtcosim_master_observe(m, name, err);
+    if (st == RTCOSIM_OK || !result_name_is_pattern(name))
+        return st;
+    st = RTCOSIM_OK;
+    size_t matched = 0;
+    char full[1024];
+    for (size_t c = 0; st == RTCOSIM_OK && c < rtcosim_master_component_count(m); c++) {
+        const char *comp = rtcosim_master_component_name_at(m, c);
+        const rtcosim_component *component = rtcosim_master_component(m, comp);
+        for (size_t k = 0; st == RTCOSIM_OK && k < rtcosim_component_variable_count(component);
+             k++) {
+            const rtcosim_variable *v = rtcosim_component_variable(component, k);
+            if (v->causality == RTCOSIM_CAUSALITY_INDEPENDENT ||
+                (size_t)snprintf(full, sizeof full, "%s.%s", comp, v->name) >= sizeof full ||
+                fnmatch(name, full, 0) != 0)
+                continue;
+            matched++;
+            if (!observed(m, full))
+                st = rtcosim_master_observe(m, full, err);
+        }
+    }
+    if (st == RTCOSIM_OK && !matched)
+        st = rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "no component.variable matches it");
+    return st;
+}
+
 rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
                                            const rtcosim_system_build_options *opts,
                                            rtcosim_master **out, rtcosim_error *err)
@@ -659,7 +708,7 @@ rtcosim_status rtcosim_system_build_master(const rtcosim_system_desc *d,
     if (st == RTCOSIM_OK)
         st = apply_parameters(d, opts->members, m, err);
     for (size_t i = 0; st == RTCOSIM_OK && i < opts->observe_count; i++)
-        if ((st = rtcosim_master_observe(m, opts->observe[i], err)) != RTCOSIM_OK)
+        if ((st = observe(m, opts->observe[i], err)) != RTCOSIM_OK)
             rtcosim_error_prefix(err, "output variable '%s': ", opts->observe[i]);
     if (st != RTCOSIM_OK) {
         rtcosim_master_free(m);

@@ -381,7 +381,7 @@ static const rejection lenients[] = {
      "variable 'p': declaredType 'Pressure' is not defined in TypeDefinitions"},
     {"FMI 3 displayUnit without a unit", 3,
      "<Float64 name=\"v\" valueReference=\"1\" displayUnit=\"km/h\"/>", NULL, RTCOSIM_EFORMAT,
-     "variable 'v': displayUnit 'km/h' is not a DisplayUnit of its unit ''"},
+     "variable 'v': displayUnit 'km/h' without a unit"},
     {"dependencies entry naming no variable", 3,
      "<Float64 name=\"u\" valueReference=\"1\" causality=\"input\" start=\"0\"/>"
      "<Float64 name=\"y\" valueReference=\"2\" causality=\"output\"/>",
@@ -492,6 +492,53 @@ static void defined_units_and_types_pass(void **state)
     assert_int_equal(md->warning_count, 4);
     rtcosim_fmi_md_free(md);
     rtcosim_log_set_handler(NULL, NULL);
+}
+
+/* A declared type of another kind than the variable (a Float64 declaring an
+ * Int32Type, an FMI 2.0 Real a SimpleType of an Integer) is said and its
+ * unit not taken; a type's undefined unit is said whether a variable
+ * declares the type or not (it was read only on a first declaredType). */
+static void declared_types_of_another_kind_and_unused_types(void **state)
+{
+    (void)state;
+    static const char fmi3[] =
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"M\" instantiationToken=\"g\">"
+        "<CoSimulation modelIdentifier=\"m\"/>"
+        "<UnitDefinitions><Unit name=\"m\"/></UnitDefinitions>"
+        "<TypeDefinitions><Int32Type name=\"Count\" unit=\"m\"/>"
+        "<Float64Type name=\"Unused\" unit=\"bogus\"/></TypeDefinitions>"
+        "<ModelVariables><Float64 name=\"h\" valueReference=\"1\" declaredType=\"Count\"/>"
+        "</ModelVariables><ModelStructure/></fmiModelDescription>";
+    static const char fmi2[] =
+        "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"M\" guid=\"g\">"
+        "<CoSimulation modelIdentifier=\"m\"/>"
+        "<UnitDefinitions><Unit name=\"m\"/></UnitDefinitions>"
+        "<TypeDefinitions><SimpleType name=\"Count\"><Integer/></SimpleType></TypeDefinitions>"
+        "<ModelVariables><ScalarVariable name=\"h\" valueReference=\"1\">"
+        "<Real declaredType=\"Count\"/></ScalarVariable></ModelVariables>"
+        "<ModelStructure/></fmiModelDescription>";
+    rtcosim_fmi_md *md = NULL;
+    rtcosim_error err;
+    tu_log_capture(RTCOSIM_LOG_WARNING);
+    assert_int_equal(parse(fmi3, &md, &err), RTCOSIM_OK);
+    assert_non_null(strstr(tu_log_text(), "type 'Unused': unit 'bogus' is not defined in "
+                                          "UnitDefinitions"));
+    assert_non_null(strstr(tu_log_text(), "variable 'h': declaredType 'Count' is of kind "
+                                          "Int32Type, not Float64Type"));
+    assert_null(md->variables[0].unit); /* (the Int32Type's "m" not taken) */
+    assert_int_equal(md->warning_count, 2);
+    rtcosim_fmi_md_free(md);
+    assert_int_equal(parse(fmi2, &md, &err), RTCOSIM_OK);
+    assert_non_null(strstr(tu_log_text(), "variable 'h': declaredType 'Count' is of kind "
+                                          "Integer, not Real"));
+    rtcosim_fmi_md_free(md);
+    rtcosim_log_set_handler(NULL, NULL);
+    rtcosim_fmi_md_options strict = {.strict = true};
+    md = (rtcosim_fmi_md *)1;
+    assert_int_equal(rtcosim_fmi_md_parse_with(fmi3, sizeof fmi3 - 1, "modelDescription.xml",
+                                               &strict, &md, &err),
+                     RTCOSIM_EFORMAT);
+    assert_null(md);
 }
 
 /* A derivative that names no float variable is harmless in co-simulation (a
@@ -672,6 +719,7 @@ int main(void)
         cmocka_unit_test(every_validation_rule_rejects_with_the_variable_name),
         cmocka_unit_test(lenient_rules_warn_naming_the_variable_and_strict_refuses),
         cmocka_unit_test(defined_units_and_types_pass),
+        cmocka_unit_test(declared_types_of_another_kind_and_unused_types),
         cmocka_unit_test(bad_derivative_is_an_error_for_model_exchange),
         cmocka_unit_test(tolerated_initial_takes_the_nearest_allowed_value),
         cmocka_unit_test(scheduled_execution_only_is_refused_clearly),

@@ -160,3 +160,91 @@ def test_compare_leaves_out_what_exclude_names(cli, vehicle, tmp_path):
     r = subprocess.run([cli, "compare", vehicle, vehicle, "--exclude", "*"], capture_output=True,
                        text=True)
     assert r.returncode == 2 and f"{len(columns)} excluded" in r.stderr, r.stderr
+
+
+def model_variables(path):
+    """An FMU's variables in the order of its modelDescription.xml (FMI 3.0:
+    every element of ModelVariables), time left out."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+    md = ET.fromstring(zipfile.ZipFile(path).read("modelDescription.xml"))
+    return [v.get("name") for v in md.find("ModelVariables")
+            if v.get("causality") != "independent"]
+
+
+def test_simulate_records_what_output_variable_patterns_match(cli, tmp_path):
+    ball = fmu("BouncingBall-fmi3.fmu")
+    names = model_variables(ball)
+    out = str(tmp_path / "ball.csv")
+    for args, want in ((["v*"], expected(names, "v*")),
+                       (["h", "*"], ["h"] + [n for n in names if n != "h"])):
+        cmd = [cli, "simulate", ball, "-o", out]
+        for a in args:
+            cmd += ["--output-variable", a]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert header(out) == ["time"] + want, args
+    r = subprocess.run([cli, "simulate", ball, "--output-variable", "w*", "-o", out],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "output variable 'w*': no variable of model 'BouncingBall' " \
+        "matches it" in r.stderr, r.stderr
+
+
+def test_run_records_what_output_variable_patterns_match(cli, vehicle, tmp_path):
+    """A system: patterns over "component.variable", each variable once (an
+    explicit name after a pattern that matched it too); in real time a
+    pattern's match that the paced thread cannot see is left out, where the
+    same variable named is an error."""
+    ssd = source("examples", "vehicle", "vehicle.ssd")
+    outputs = header(vehicle)[1:]  # the default run's columns: every numeric output
+    out = str(tmp_path / "o.csv")
+    r = subprocess.run([cli, "run", ssd, "--stop-time", "0.1", "-q", "-o", out,
+                        "--output-variable", "engine.*", "--output-variable", "*speed*",
+                        "--output-variable", "engine.rpm"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = header(out)[1:]
+    assert len(got) == len(set(got))
+    assert all(fnmatch.fnmatchcase(c, "engine.*") or fnmatch.fnmatchcase(c, "*speed*")
+               for c in got), got
+    for c in expected(outputs, "engine.*", "*speed*"):
+        assert c in got, c
+    assert got.index("engine.rpm") < got.index("body.speed")  # (its pattern's place)
+    rt = [cli, "run", ssd, "--stop-time", "0.1", "-q", "-o", out, "--real-time",
+          "--virtual-clock", "--non-realtime", "transmission"]
+    r = subprocess.run(rt + ["--output-variable", "*rpm"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = header(out)[1:]
+    assert "engine.rpm" in got and "transmission.turbine_rpm" not in got, got
+    r = subprocess.run(rt + ["--output-variable", "transmission.turbine_rpm"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "cannot be recorded in a real-time run" in r.stderr, r.stderr
+
+
+def test_a_column_named_like_a_pattern_is_itself_everywhere(cli, tmp_path):
+    """Columns named "y[2]", "y2" and "*" (the sweep's file): read_result,
+    convert and compare take a name that is a column as that column alone,
+    each column once however often it is selected; a text column comes by
+    the C library's fnmatch(3) as a number column does ([^...] negates)."""
+    path = str(tmp_path / "tricky.csv")
+    with open(path, "w") as f:
+        f.write('"time","y[2]","y2","label","*"\n0,1,2,"a",3\n1,4,5,"b",6\n')
+    assert rtcosim.read_result(path, variables=["y[2]"]).dtype.names == ("time", "y[2]")
+    assert rtcosim.read_result(path, variables=["*"]).dtype.names == ("time", "*")
+    assert rtcosim.read_result(path, variables=["[^y]*"]).dtype.names == ("time", "label", "*")
+    r = rtcosim.read_result(path, variables=["lab*", "y*"])
+    assert r.dtype.names == ("time", "y[2]", "y2", "label") and list(r["label"]) == ["a", "b"]
+    with pytest.raises(rtcosim.Error, match="no variables matching 'zz\\*', 'qq'"):
+        rtcosim.read_result(path, variables=["zz*", "qq"])
+    out = str(tmp_path / "out.csv")
+    r = subprocess.run([cli, "convert", path, out, "y[2]", "*"], capture_output=True, text=True)
+    assert r.returncode == 0 and header(out) == ["time", "y[2]", "*"], r.stderr
+    for names in (["y*", "y2"], ["y[2]", "y*", "y[2]"], ["y2", "y2"]):
+        r = subprocess.run([cli, "compare", path, path, *names], capture_output=True, text=True)
+        want = len(set(expected(["y[2]", "y2"], *[n for n in names if n not in ("y[2]",)]) +
+                       [n for n in names if n == "y[2]"]))
+        assert r.returncode == 0 and f"MATCHES: {want} of {want} variable" in r.stdout, (names, r)
+    # text columns alone: nothing convert writes
+    none = str(tmp_path / "none.csv")
+    r = subprocess.run([cli, "convert", path, none, "lab*"], capture_output=True, text=True)
+    assert r.returncode == 1 and "no numeric variable to convert (1 column of text" in r.stderr
+    assert not os.path.exists(none)

@@ -308,7 +308,8 @@ static void bad_requests_are_errors(void **state)
     assert_int_equal(rtcosim_results_compare(array, elements, &o, &r, &err), RTCOSIM_EINVAL);
     assert_null(r);
     snprintf(expected, sizeof expected,
-             "%s: no numeric variable to compare (1 column of text, 0 without a number)", array);
+             "%s: no numeric variable to compare (1 column of text, 0 without a number, "
+             "0 excluded)", array);
     assert_string_equal(err.message, expected);
 }
 
