@@ -195,8 +195,11 @@ class CompareResult(ctypes.Structure):
 
 
 def strings(items):
-    """A C array of UTF-8 strings (kept alive by the returned object) and its length."""
-    items = [s.encode() if isinstance(s, str) else bytes(s) for s in items]
+    """A C array of UTF-8 strings (kept alive by the returned object) and its length;
+    a str's undecodable bytes (surrogate escapes, as os.fsdecode and the names read
+    back from a file that is not UTF-8 hold them) go back as they were."""
+    items = [s.encode("utf-8", "surrogateescape") if isinstance(s, str) else bytes(s)
+             for s in items]
     array = (ctypes.c_char_p * (len(items) + 1))(*items)
     return ctypes.cast(array, _STRINGS), len(items), array
 

@@ -251,7 +251,7 @@ class Comparison:
         time = (lambda t: None if math.isnan(t) else t)
         for i in range(c.variable_count):
             v = c.variables[i]
-            self.variables[v.name.decode()] = {
+            self.variables[v.name.decode("utf-8", "surrogateescape")] = {
                 "matches": not v.differs, "missing": bool(v.missing), "checked": v.checked,
                 "outside": v.outside, "first_outside_time": time(v.first_outside_time),
                 "max_abs_diff": None if v.missing else v.max_abs_diff,
@@ -357,13 +357,15 @@ def _take_columns(handle):
     try:
         n = lib.rtcosim_result_columns_rows(handle)
         columns = lib.rtcosim_result_columns_count(handle)
-        names = [lib.rtcosim_result_columns_name(handle, i).decode() for i in range(columns)]
+        # (a header that is not UTF-8: its bytes as surrogate escapes, as os.fsdecode)
+        names = [lib.rtcosim_result_columns_name(handle, i).decode("utf-8", "surrogateescape")
+                 for i in range(columns)]
         result = np.empty(n, dtype=[("time", np.float64)] + [(m, np.float64) for m in names])
         units = {"time": "s"}
         for i, name in enumerate(names):
             unit = lib.rtcosim_result_columns_unit(handle, i)
             if unit:
-                units[name] = unit.decode()
+                units[name] = unit.decode("utf-8", "surrogateescape")
         if n:
             sources = [np.ctypeslib.as_array(lib.rtcosim_result_columns_time(handle), (n,))]
             sources += [np.ctypeslib.as_array(lib.rtcosim_result_columns_values(handle, i), (n,))
@@ -422,7 +424,7 @@ def _with_text_columns(result, path, variables=None, text_names=()):
     text (a run's String and Binary results) even where every cell looks like
     a number ("12", Binary "0102"). The file is read a row at a time and only
     the text columns' cells are kept."""
-    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+    with open(path, newline="", encoding="utf-8", errors="surrogateescape") as f:
         rows = csv.reader(f)
         header = next(rows, [])
         numeric = set(result.dtype.names) - set(text_names)

@@ -16,6 +16,7 @@
 #include "plot/plplot_dl.h"
 
 #include "plot/plot_internal.h"
+#include "util/text.h"
 #include "rtcosim/log.h"
 
 /* Okabe-Ito colours (distinguishable with the common colour-vision
@@ -75,21 +76,27 @@ static const char *extension_device(const char *output)
     return NULL;
 }
 
-/* PLplot treats '#' as its escape character. */
+/* PLplot treats '#' as its escape character, and aborts the text (saying
+ * "*** PLPLOT ERROR, ABORTING OPERATION ***" on stderr) at a byte that
+ * starts no UTF-8 character: a Latin-1 column name's gets U+FFFD. */
 static void draw_text(double x, double y, double em, double just, bool vertical, const char *text,
                       int height)
 {
-    size_t n = 0;
-    for (const char *p = text; *p; p++)
-        n += *p == '#' ? 2 : 1;
-    char *escaped = malloc(n + 1);
+    char *escaped = malloc(3 * strlen(text) + 1); /* (a byte at most U+FFFD's three) */
     if (!escaped)
         return;
     char *q = escaped;
-    for (const char *p = text; *p; p++) {
+    for (const char *p = text; *p;) {
+        size_t len = util_text_utf8_length(p);
+        if (len == 0) {
+            memcpy(q, "\xEF\xBF\xBD", 3);
+            q += 3, p++;
+            continue;
+        }
         if (*p == '#')
             *q++ = '#';
-        *q++ = *p;
+        memcpy(q, p, len);
+        q += len, p += len;
     }
     *q = '\0';
     plschr(em / EM_PER_CAP * MM_PER_PX, 1.0);

@@ -60,3 +60,25 @@ bool util_path_is_mdf(const char *path)
 {
     return util_path_has_ending(path, ".mf4") || util_path_has_ending(path, ".mdf");
 }
+
+size_t util_text_utf8_length(const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    if (p[0] == 0)
+        return 0;
+    if (p[0] < 0x80)
+        return 1;
+    size_t len = p[0] >= 0xC2 && p[0] <= 0xDF   ? 2
+                 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
+                 : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4
+                                                : 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    /* the second byte's range that rules out overlong forms, surrogates
+     * and code points past U+10FFFF */
+    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] > 0x9F) ||
+        (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] > 0x8F))
+        return 0;
+    return len;
+}

@@ -18,6 +18,10 @@ size_t util_text_unify_line_ends(char *text, size_t size);
  * that a library's message (libxml2's end with a newline, some have one
  * inside) fits in a one-line error. */
 void util_text_one_line(char *s);
+/* The length (1-4) of the well-formed UTF-8 character at p (RFC 3629: no
+ * overlong forms, no surrogates, at most U+10FFFF), 0 when p starts none
+ * (a Latin-1 byte; the NUL at the end too). */
+size_t util_text_utf8_length(const char *p);
 
 /* Does the path end with `ending` (".csv"), ASCII case ignored, with
  * something before it? NULL: false. */

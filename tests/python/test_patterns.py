@@ -248,3 +248,34 @@ def test_a_column_named_like_a_pattern_is_itself_everywhere(cli, tmp_path):
     r = subprocess.run([cli, "convert", path, none, "lab*"], capture_output=True, text=True)
     assert r.returncode == 1 and "no numeric variable to convert (1 column of text" in r.stderr
     assert not os.path.exists(none)
+
+
+def test_a_header_that_is_not_utf8_reads_back(tmp_path):
+    """A CSV whose header and cells are Latin-1 (a Windows tool's): the names
+    come back with their bytes as surrogate escapes (os.fsdecode's way), a
+    text column's too, and such a name or its bytes select the column (it
+    raised UnicodeDecodeError and UnicodeEncodeError)."""
+    path = str(tmp_path / "latin1.csv")
+    with open(path, "wb") as f:
+        f.write(b'"time","caf\xe9","lab\xe9l"\n0,1,"a\xff"\n1,3,"b"\n')
+    r = rtcosim.read_result(path)
+    assert r.dtype.names == ("time", "caf\udce9", "lab\udce9l")
+    assert list(r["caf\udce9"]) == [1.0, 3.0] and list(r["lab\udce9l"]) == ["a\udcff", "b"]
+    for name in (b"caf\xe9", "caf\udce9", "caf*"):
+        assert rtcosim.read_result(path, variables=[name]).dtype.names == ("time", "caf\udce9")
+
+
+def test_plot_of_a_latin1_header_draws_its_legend(cli, tmp_path):
+    """PLplot aborts a text at a byte that starts no UTF-8 character
+    ("*** PLPLOT ERROR, ABORTING OPERATION ***", the legend left out): the
+    Latin-1 name is drawn with U+FFFD for its byte instead."""
+    path = str(tmp_path / "latin1.csv")
+    with open(path, "wb") as f:
+        f.write(b'"time","caf\xe9","x"\n0,1,2\n1,3,4\n')
+    svg = str(tmp_path / "l.svg")
+    r = subprocess.run([cli.encode(), b"plot", path.encode(), b"caf\xe9", b"x", b"-o",
+                        svg.encode()], capture_output=True)
+    assert r.returncode == 0 and b"PLPLOT" not in r.stderr, r
+    with open(svg, encoding="utf-8") as f:
+        text = html.unescape(f.read())
+    assert "caf\ufffd" in text and "x" in text
