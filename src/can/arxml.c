@@ -279,13 +279,10 @@ rtcosim_status rtcosim_dbc_parse_arxml(const char *xml, size_t size, const char 
     *out = NULL;
     if (size > INT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: too large", name);
-    util_xml_error first;
-    xmlDoc *doc = util_xml_read(xml, size, name, 0, &first);
-    if (!doc) {
-        char text[300];
-        util_xml_error_text(&first, text, sizeof text);
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML (%s)", name, text);
-    }
+    xmlDoc *doc;
+    rtcosim_status parsed = util_xml_parse(xml, size, name, "not well-formed XML", &doc, err);
+    if (parsed != RTCOSIM_OK)
+        return parsed;
     ar a = {.file = name, .err = err};
     rtcosim_status st = RTCOSIM_OK;
     xmlNode *root = xmlDocGetRootElement(doc);

@@ -381,13 +381,10 @@ rtcosim_status rtcosim_dcpx_parse(const char *xml, size_t size, const char *file
     *out = NULL;
     if (size > INT32_MAX)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: too large", file);
-    util_xml_error first;
-    xmlDoc *doc = util_xml_read(xml, size, file, 0, &first);
-    if (!doc) {
-        char text[300];
-        util_xml_error_text(&first, text, sizeof text);
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not well-formed XML (%s)", file, text);
-    }
+    xmlDoc *doc;
+    rtcosim_status parsed = util_xml_parse(xml, size, file, "not well-formed XML", &doc, err);
+    if (parsed != RTCOSIM_OK)
+        return parsed;
     rtcosim_status st = RTCOSIM_OK;
     rtcosim_dcpx *d = calloc(1, sizeof *d);
     const xmlNode *root = xmlDocGetRootElement(doc);

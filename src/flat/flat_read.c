@@ -191,27 +191,6 @@ rtcosim_status rtcosim_flat_read_result_columns(const char *path, const char *co
     return read_columns(path, names, count, false, out, err);
 }
 
-/* Keeps the columns of t that `keep` lists, by name (the reader keeps what
- * a pattern matches, also when the name is a column itself, which then is
- * that column alone). */
-static void keep_listed(plot_table *t, const char *const *keep, size_t n)
-{
-    size_t kept = 0;
-    for (size_t c = 0; c < t->column_count; c++) {
-        result_column *col = &t->columns[c];
-        if (result_names_have(keep, n, col->name)) {
-            t->columns[kept++] = *col;
-            continue;
-        }
-        free(col->name);
-        free(col->unit);
-        free(col->values);
-        free(col->own_time);
-        free(col->own_values);
-    }
-    t->column_count = kept;
-}
-
 static rtcosim_status read_columns(const char *path, const char *const *names, size_t count,
                                    bool keep_ns, rtcosim_result_columns **out, rtcosim_error *err)
 {
@@ -266,8 +245,8 @@ static rtcosim_status read_columns(const char *path, const char *const *names, s
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no variable%s %s in the results%s", path,
                                  missed > 1 ? "s" : "", missing, near);
     }
-    if (count)
-        keep_listed(t, listed, n);
+    if (count) /* (the reader kept what a pattern matches, a column's name too) */
+        result_table_keep_listed(t, listed, n);
     free(listed);
     return columns_of_table(path, t, keep_ns, out, err);
 }

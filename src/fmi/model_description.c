@@ -437,14 +437,9 @@ rtcosim_status rtcosim_fmi_md_parse_with(const char *xml, size_t size, const cha
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", label);
     /* No network, no DTD loading, no entity substitution: a model description
      * needs none of them and each is an attack surface. */
-    util_xml_error first;
-    xmlDoc *doc = util_xml_read(xml, size, label, 0, &first);
-    rtcosim_status st;
-    if (!doc) {
-        char text[300];
-        util_xml_error_text(&first, text, sizeof text);
-        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML (%s)", label, text);
-    } else {
+    xmlDoc *doc;
+    rtcosim_status st = util_xml_parse(xml, size, label, "malformed XML", &doc, err);
+    if (doc) {
         md_parser p = {.md = md, .label = label, .err = err, .interface = (int)opts->interface,
                        .strict = opts->strict,
                        .model_exchange_fallback = opts->model_exchange_fallback,

@@ -195,13 +195,8 @@ static xmlDoc *parse_xml(const char *xml, size_t size, const char *label, rtcosi
                           label, size, EXTRA_FILE_MAX);
         return NULL;
     }
-    util_xml_error first;
-    xmlDoc *doc = util_xml_read(xml, size, label, 0, &first);
-    if (!doc) {
-        char text[300];
-        util_xml_error_text(&first, text, sizeof text);
-        rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: malformed XML (%s)", label, text);
-    }
+    xmlDoc *doc;
+    util_xml_parse(xml, size, label, "malformed XML", &doc, err);
     return doc;
 }
 

@@ -100,14 +100,14 @@ rtcosim_status result_select_expand(const result_table *const *tables, size_t ta
     return RTCOSIM_OK;
 }
 
-void result_table_keep(result_table *t, const result_select *s)
+/* Keeps the columns `keep` says yes to, in their order; frees the others. */
+static void keep_where(result_table *t, bool (*keep)(const void *context, const char *name),
+                       const void *context)
 {
-    if (!t || !s || s->count == 0)
-        return;
     size_t kept = 0;
     for (size_t c = 0; c < t->column_count; c++) {
         result_column *col = &t->columns[c];
-        if (result_select_has(s, col->name)) {
+        if (keep(context, col->name)) {
             t->columns[kept++] = *col;
             continue;
         }
@@ -118,6 +118,29 @@ void result_table_keep(result_table *t, const result_select *s)
         free(col->own_values);
     }
     t->column_count = kept;
+}
+
+static bool selected(const void *s, const char *name)
+{
+    return result_select_has(s, name);
+}
+
+void result_table_keep(result_table *t, const result_select *s)
+{
+    if (t && s && s->count)
+        keep_where(t, selected, s);
+}
+
+static bool listed(const void *s, const char *name)
+{
+    const result_select *list = s;
+    return result_names_have(list->names, list->count, name);
+}
+
+void result_table_keep_listed(result_table *t, const char *const *names, size_t count)
+{
+    result_select list = {names, count};
+    keep_where(t, listed, &list);
 }
 
 result_table *result_table_new(const char *path, size_t rows, size_t columns)

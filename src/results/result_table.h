@@ -67,6 +67,10 @@ rtcosim_status result_select_expand(const result_table *const *tables, size_t ta
                                     size_t *out_count, rtcosim_error *err);
 /* Drops the columns `s` does not name (for a reader that reads them all). */
 void result_table_keep(result_table *t, const result_select *s);
+/* Drops the columns not in names[0..count) by their exact names (the list
+ * result_select_expand made: a pattern-like name that is a column is that
+ * column alone). */
+void result_table_keep_listed(result_table *t, const char *const *names, size_t count);
 /* result_table_read_mat keeping only the variables `s` names (data_2 read a
  * slab at a time: the memory of those variables). */
 rtcosim_status result_table_read_mat_select(const char *path, const result_select *s,

@@ -83,3 +83,14 @@ void util_xml_error_text(const util_xml_error *e, char *buf, size_t size)
     else
         snprintf(buf, size, "%s", e->message);
 }
+
+rtcosim_status util_xml_parse(const char *data, size_t size, const char *label, const char *what,
+                              xmlDoc **out, rtcosim_error *err)
+{
+    util_xml_error first;
+    if ((*out = util_xml_read(data, size, label, 0, &first)))
+        return RTCOSIM_OK;
+    char text[300];
+    util_xml_error_text(&first, text, sizeof text);
+    return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: %s (%s)", label, what, text);
+}

@@ -11,6 +11,8 @@
 
 #include <libxml/tree.h>
 
+#include "rtcosim/status.h"
+
 /* The first error of a parse: its line (0: none given, as an encoding
  * error's) and its message on one line ("not well-formed" when libxml2 gave
  * none). */
@@ -28,5 +30,10 @@ xmlDoc *util_xml_read(const char *data, size_t size, const char *url, int option
 
 /* "line N: message", or the message alone when it has no line. */
 void util_xml_error_text(const util_xml_error *e, char *buf, size_t size);
+
+/* util_xml_read with no further options, the failure as the error
+ * "LABEL: WHAT (line N: reason)" (what: "malformed XML", ...). */
+rtcosim_status util_xml_parse(const char *data, size_t size, const char *label, const char *what,
+                              xmlDoc **out, rtcosim_error *err);
 
 #endif
