@@ -12,6 +12,8 @@
 
 #include "fmi/md_internal.h"
 
+static void read_unit_names(md_parser *p, xmlNode *root);
+
 /* ---- TypeDefinitions ---- */
 
 static int by_type_name(const void *a, const void *b)
@@ -62,13 +64,24 @@ static void read_types(md_parser *p, xmlNode *root)
         if (facts.unit && !md_unit_defined(p, root, facts.unit, NULL))
             md_lenient(p, "type '%s': unit '%s' is not defined in UnitDefinitions (FMI 2.0 section "
                           "2.2.2, FMI 3.0 section 2.4.3); kept as its unit", name, facts.unit);
+        const char *display = holder ? md_attr(p, holder, "displayUnit") : NULL;
+        if (display && !(facts.unit && md_unit_defined(p, root, facts.unit, display)))
+            md_lenient(p, "type '%s': displayUnit '%s' is not a DisplayUnit of its unit '%s' in "
+                          "UnitDefinitions (FMI 2.0 section 2.2.2, FMI 3.0 section 2.4.3); "
+                          "ignored", name, display, facts.unit ? facts.unit : "(none)");
         p->units[p->unit_count++] = facts;
     }
     qsort(p->units, p->unit_count, sizeof *p->units, by_type_name);
+    for (size_t i = 1; i < p->unit_count; i++) /* (a lookup finds one of them) */
+        if (strcmp(p->units[i - 1].name, p->units[i].name) == 0)
+            md_lenient(p, "TypeDefinitions: type '%s' is defined twice (FMI 2.0 section 2.2.3, "
+                          "FMI 3.0 section 2.4.4: names are unique)", p->units[i].name);
 }
 
 void md_read_definitions(md_parser *p, xmlNode *root)
 {
+    if (!p->unit_names_read)
+        read_unit_names(p, root);
     if (!p->units_read)
         read_types(p, root);
 }
@@ -116,7 +129,10 @@ static void read_unit_names(md_parser *p, xmlNode *root)
     }
     for (xmlNode *u = defs->children; u; u = u->next) {
         const char *unit = md_is_element(u, "Unit") ? md_attr(p, u, "name") : NULL;
-        if (!unit)
+        if (md_is_element(u, "Unit") && (!unit || !*unit))
+            md_lenient(p, "UnitDefinitions: a Unit without a name (FMI 2.0 section 2.2.2, FMI 3.0 "
+                          "section 2.4.3); ignored");
+        if (!unit || !*unit)
             continue;
         p->unit_names[p->unit_name_count++] = (md_unit_name){unit, NULL};
         for (xmlNode *d = u->children; d; d = d->next) {
@@ -126,6 +142,13 @@ static void read_unit_names(md_parser *p, xmlNode *root)
         }
     }
     qsort(p->unit_names, p->unit_name_count, sizeof *p->unit_names, by_unit);
+    for (size_t i = 1; i < p->unit_name_count; i++)
+        if (by_unit(&p->unit_names[i - 1], &p->unit_names[i]) == 0)
+            md_lenient(p, "UnitDefinitions: %s '%s' is defined twice (FMI 2.0 section 2.2.2, FMI "
+                          "3.0 section 2.4.3: names are unique)",
+                       p->unit_names[i].display ? "display unit" : "unit",
+                       p->unit_names[i].display ? p->unit_names[i].display
+                                                : p->unit_names[i].unit);
 }
 
 bool md_unit_defined(md_parser *p, xmlNode *root, const char *unit, const char *display)

@@ -541,6 +541,37 @@ static void declared_types_of_another_kind_and_unused_types(void **state)
     assert_null(md);
 }
 
+/* The definitions themselves (fmusim checks a type's displayUnit too): a
+ * Unit without a name, a unit or display unit or type defined twice, a
+ * type's displayUnit that is none of its unit's; each said once, whether a
+ * variable uses them or not. */
+static void unit_and_type_definitions_themselves(void **state)
+{
+    (void)state;
+    static const char fmi3[] =
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"M\" instantiationToken=\"g\">"
+        "<CoSimulation modelIdentifier=\"m\"/>"
+        "<UnitDefinitions><Unit name=\"m\"><DisplayUnit name=\"mm\"/><DisplayUnit name=\"mm\"/>"
+        "</Unit><Unit name=\"m\"/><Unit/></UnitDefinitions>"
+        "<TypeDefinitions><Float64Type name=\"L\" unit=\"m\" displayUnit=\"km\"/>"
+        "<Float64Type name=\"L\" unit=\"m\" displayUnit=\"mm\"/></TypeDefinitions>"
+        "<ModelVariables><Float64 name=\"x\" valueReference=\"1\"/></ModelVariables>"
+        "<ModelStructure/></fmiModelDescription>";
+    rtcosim_fmi_md *md = NULL;
+    rtcosim_error err;
+    tu_log_capture(RTCOSIM_LOG_WARNING);
+    assert_int_equal(parse(fmi3, &md, &err), RTCOSIM_OK);
+    const char *log = tu_log_text();
+    assert_non_null(strstr(log, "UnitDefinitions: a Unit without a name"));
+    assert_non_null(strstr(log, "UnitDefinitions: unit 'm' is defined twice"));
+    assert_non_null(strstr(log, "UnitDefinitions: display unit 'mm' is defined twice"));
+    assert_non_null(strstr(log, "type 'L': displayUnit 'km' is not a DisplayUnit of its unit 'm'"));
+    assert_non_null(strstr(log, "TypeDefinitions: type 'L' is defined twice"));
+    assert_int_equal(md->warning_count, 5);
+    rtcosim_fmi_md_free(md);
+    rtcosim_log_set_handler(NULL, NULL);
+}
+
 /* A derivative that names no float variable is harmless in co-simulation (a
  * warning) but breaks model exchange, where it is an error. */
 static void bad_derivative_is_an_error_for_model_exchange(void **state)
@@ -720,6 +751,7 @@ int main(void)
         cmocka_unit_test(lenient_rules_warn_naming_the_variable_and_strict_refuses),
         cmocka_unit_test(defined_units_and_types_pass),
         cmocka_unit_test(declared_types_of_another_kind_and_unused_types),
+        cmocka_unit_test(unit_and_type_definitions_themselves),
         cmocka_unit_test(bad_derivative_is_an_error_for_model_exchange),
         cmocka_unit_test(tolerated_initial_takes_the_nearest_allowed_value),
         cmocka_unit_test(scheduled_execution_only_is_refused_clearly),
