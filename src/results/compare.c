@@ -321,9 +321,6 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
     rtcosim_status st = plot_table_read_select(reference, selected, &ref, err);
     if (st == RTCOSIM_OK)
         st = plot_table_read_select(actual, selected, &act, err);
-    if (st == RTCOSIM_OK && (ref->rows == 0 || act->rows == 0))
-        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no rows to compare",
-                               ref->rows == 0 ? reference : actual);
     /* the variables: those named (each must be a numeric column of the
      * reference; a pattern, the columns it matches, its text ones left
      * out), else every numeric column of the reference */
@@ -345,6 +342,10 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
             st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' holds text, not numbers: not "
                                    "compared", reference, names[i]);
     }
+    /* (after the names: a measurement read for names it lacks has no rows) */
+    if (st == RTCOSIM_OK && (ref->rows == 0 || act->rows == 0))
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: no rows to compare",
+                               ref->rows == 0 ? reference : actual);
     rtcosim_compare_result *r = st == RTCOSIM_OK ? calloc(1, sizeof *r) : NULL;
     size_t count = st != RTCOSIM_OK     ? 0
                    : o->variable_count ? name_count
