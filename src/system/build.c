@@ -515,14 +515,14 @@ static rtcosim_status apply_parameters(const rtcosim_system_desc *d, const bool 
     return RTCOSIM_OK;
 }
 
-
-/* Whether the master observes the variable of that name already. */
-static bool observed(const rtcosim_master *m, const char *name)
+/* Whether the master's first `numbers` observed variables and first `texts`
+ * observed String and Binary ones hold the variable of that name. */
+static bool observed(const rtcosim_master *m, const char *name, size_t numbers, size_t texts)
 {
-    for (size_t i = 0; i < rtcosim_master_observed_count(m); i++)
+    for (size_t i = 0; i < numbers; i++)
         if (strcmp(rtcosim_master_observed_name(m, i), name) == 0)
             return true;
-    for (size_t i = 0; i < rtcosim_master_text_observed_count(m); i++)
+    for (size_t i = 0; i < texts; i++)
         if (strcmp(rtcosim_master_text_observed_name(m, i), name) == 0)
             return true;
     return false;
@@ -534,7 +534,10 @@ static bool observed(const rtcosim_master *m, const char *name)
  * and their variables' order, each once. */
 static rtcosim_status observe(rtcosim_master *m, const char *name, rtcosim_error *err)
 {
-    if (observed(m, name))
+    /* (a pattern matches a variable once: only those observed before it
+     * are looked through, linear in the variables for the first pattern) */
+    size_t numbers = rtcosim_master_observed_count(m), texts = rtcosim_master_text_observed_count(m);
+    if (observed(m, name, numbers, texts))
         return RTCOSIM_OK; /* (named twice, or after a pattern that matched it) */
     rtcosim_status st = rtcosim_master_observe(m, name, err);
     if (st == RTCOSIM_OK || !result_name_is_pattern(name))
@@ -553,7 +556,7 @@ static rtcosim_status observe(rtcosim_master *m, const char *name, rtcosim_error
                 fnmatch(name, full, 0) != 0)
                 continue;
             matched++;
-            if (!observed(m, full))
+            if (!observed(m, full, numbers, texts))
                 st = rtcosim_master_observe(m, full, err);
         }
     }
