@@ -213,6 +213,9 @@ const double *rtcosim_result_columns_values(const rtcosim_result_columns *c, siz
 void rtcosim_result_columns_release_rows(rtcosim_result_columns *c, size_t row);
 /* text columns (a CSV's String and Binary results) the numbers left out */
 size_t rtcosim_result_columns_text_left_out(const rtcosim_result_columns *c);
+/* the name of the index-th of them (in the file's order), or NULL: the
+ * columns the selection took, for a binding that reads their cells itself */
+const char *rtcosim_result_columns_text_name(const rtcosim_result_columns *c, size_t index);
 void rtcosim_result_columns_free(rtcosim_result_columns *c); /* NULL is a no-op */
 
 #ifdef __cplusplus

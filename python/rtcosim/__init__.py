@@ -791,7 +791,7 @@ class System:
             result = read_result(path)
             text = getattr(described, "_text_types", {})
             if text:  # (their cells as written, even those that look like numbers)
-                result = _with_text_columns(result, path, None, text)
+                result = _with_text_columns(result, path, text)
             for name, t in text.items():
                 if t == _BINARY and name in result.dtype.names:
                     result[name] = [bytes.fromhex(x) for x in result[name]]

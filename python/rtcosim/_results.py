@@ -343,9 +343,9 @@ def read_result(filename, variables=None):
                                                   ctypes.byref(handle), ctypes.byref(err))
     del keep
     err.check(status)
-    result, text_left_out = _take_columns(handle)
-    if text_left_out:
-        result = _with_text_columns(result, path, variables)
+    result, text = _take_columns(handle)
+    if text:  # (the text columns the library's selection took, their cells read here)
+        result = _with_text_columns(result, path, text)
     return result
 
 
@@ -375,7 +375,9 @@ def _take_columns(handle):
                 for field, source in zip(fields, sources):
                     field[start:end] = source[start:end]
                 lib.rtcosim_result_columns_release_rows(handle, start)
-        return Result(result, units), lib.rtcosim_result_columns_text_left_out(handle)
+        text = [lib.rtcosim_result_columns_text_name(handle, i).decode("utf-8", "surrogateescape")
+                for i in range(lib.rtcosim_result_columns_text_left_out(handle))]
+        return Result(result, units), text
     finally:
         lib.rtcosim_result_columns_free(handle)
 
@@ -393,43 +395,17 @@ def blocks_from_end(n):
         end = start
 
 
-_libc_fnmatch = None
-
-
-def _fnmatch(pattern, name):
-    """fnmatch(3) without flags, as the library matches numeric columns, so
-    that a text column is chosen by the same rule (Python's fnmatch differs:
-    [^...] and [[:alpha:]] are literal there)."""
-    global _libc_fnmatch
-    if _libc_fnmatch is None:
-        _libc_fnmatch = ctypes.CDLL(None).fnmatch
-        _libc_fnmatch.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
-        _libc_fnmatch.restype = ctypes.c_int
-    return _libc_fnmatch(os.fsencode(pattern), os.fsencode(name), 0) == 0
-
-
-def _selected(name, variables, columns):
-    """Whether variables (None: all) take the column name: by its own name,
-    or by a shell pattern (*, ?, [...]) that is not itself one of the
-    file's columns, as the library's selection does."""
-    return variables is None or any(
-        name == v or (v not in columns and any(c in v for c in "*?[") and _fnmatch(v, name))
-        for v in variables)
-
-
-def _with_text_columns(result, path, variables=None, text_names=()):
-    """A CSV's text columns (String and Binary results: the library reads
-    numbers) added as str fields, in the file's column order; with
-    variables, only those of them named; text_names: columns known to be
-    text (a run's String and Binary results) even where every cell looks like
-    a number ("12", Binary "0102"). The file is read a row at a time and only
-    the text columns' cells are kept."""
+def _with_text_columns(result, path, text_names):
+    """A CSV's text columns text_names (String and Binary results: the library
+    reads numbers; those its selection took, or a run's String and Binary
+    results, even where every cell looks like a number: "12", Binary "0102")
+    added as str fields, in the file's column order. The file is read a row
+    at a time and only those columns' cells are kept."""
     with open(path, newline="", encoding="utf-8", errors="surrogateescape") as f:
         rows = csv.reader(f)
         header = next(rows, [])
         numeric = set(result.dtype.names) - set(text_names)
-        text = [k for k, name in enumerate(header)
-                if k > 0 and name not in numeric and _selected(name, variables, header)]
+        text = [k for k, name in enumerate(header) if k > 0 and name in text_names]
         if not text:
             return result
         cells = {k: [] for k in text}

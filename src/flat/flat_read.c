@@ -21,7 +21,7 @@
 struct rtcosim_result_columns {
     plot_table *t;
     rtcosim_time_ns *ns; /* the rows' times in ticks (for rows only) */
-    size_t *cols;        /* the numeric columns' indices in t */
+    size_t *cols;        /* the numeric columns' indices in t, then the text ones' */
     size_t count, text;
     size_t released; /* rows from here on released (rtcosim_result_columns_release_rows) */
 };
@@ -41,6 +41,11 @@ size_t rtcosim_result_columns_count(const rtcosim_result_columns *c) { return c 
 size_t rtcosim_result_columns_text_left_out(const rtcosim_result_columns *c)
 {
     return c ? c->text : 0;
+}
+
+const char *rtcosim_result_columns_text_name(const rtcosim_result_columns *c, size_t index)
+{
+    return c && index < c->text ? c->t->columns[c->cols[c->count + index]].name : NULL;
 }
 
 const char *rtcosim_result_columns_name(const rtcosim_result_columns *c, size_t column)
@@ -121,6 +126,9 @@ static rtcosim_status columns_of_table(const char *path, plot_table *t, bool kee
             c->cols[c->count++] = i;
         }
     }
+    for (size_t i = 0, k = 0; i < t->column_count; i++) /* (the text ones after) */
+        if (t->columns[i].text)
+            c->cols[c->count + k++] = i;
     *out = c;
     return RTCOSIM_OK;
 }

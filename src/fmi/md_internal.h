@@ -47,10 +47,8 @@ typedef struct md_parser {
     /* Lookup tables so that large descriptions parse in O(n log n). */
     md_type_unit *units;    /* TypeDefinitions, sorted by name (md_units.c) */
     size_t unit_count;
-    bool units_read;
     md_unit_name *unit_names; /* UnitDefinitions, sorted (md_units.c) */
     size_t unit_name_count;
-    bool unit_names_read;
     /* FMI 3: the variables as declared (before arrays are expanded into their
      * elements): their value references, indices sorted by (vr, index), and
      * where each one's elements start in md->variables and how many. */
@@ -91,21 +89,15 @@ bool md_parse_start(md_parser *p, rtcosim_type type, const char *text, rtcosim_v
  * an unreadable bound is a lenient violation and ignored. */
 void md_read_range(md_parser *p, xmlNode *typed, const md_type_unit *declared,
                    rtcosim_variable *v);
-/* TypeDefinitions and UnitDefinitions (md_units.c). A declared type's unit
- * and range, NULL when TypeDefinitions has no such type. */
-const md_type_unit *md_declared_facts(md_parser *p, xmlNode *root, const char *declared_type);
-/* Whether UnitDefinitions defines the unit (display NULL) or a DisplayUnit
- * of it so named. */
-bool md_unit_defined(md_parser *p, xmlNode *root, const char *unit, const char *display);
-/* TypeDefinitions read (once) and their units checked, whether a variable
- * declares a type or not. */
+/* UnitDefinitions and TypeDefinitions (md_units.c), read before the
+ * variables into p's tables, the definitions themselves checked. */
 void md_read_definitions(md_parser *p, xmlNode *root);
-/* The lenient rules on a variable's unit, displayUnit and declaredType (the
- * attributes of `typed`, the element holding the type facts; `declared` its
- * declared type's facts or NULL); the declared type's facts to use: NULL
- * when they are of another kind. */
-const md_type_unit *md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *name,
-                                   const char *declared_type, const md_type_unit *declared);
+/* A variable's declared type, with the lenient rules on its unit (the
+ * variable's own, may be NULL), displayUnit and declaredType (attributes of
+ * `typed`, the element holding the type facts): the declared type's unit
+ * and range, NULL when there is none, no such type or one of another kind. */
+const md_type_unit *md_variable_units(md_parser *p, xmlNode *typed, const char *name,
+                                      const char *unit, const char *declared_type);
 /* The next white-space separated token at *c (its length in *len), moving *c
  * past it; NULL at the end. */
 const char *md_next_token(const char **c, size_t *len);

@@ -5,14 +5,33 @@
  * 2.0 sections 2.2.2, 2.2.3 and 2.2.7, FMI 3.0 sections 2.4.3, 2.4.4 and
  * 2.4.7); fmusim refuses a description that breaks it, the run does not
  * need it (the unit is text for the results): a lenient rule, refused with
- * --strict. Tables are read once, on first use, and searched by bsearch. */
+ * --strict. Both tables are read before the variables and searched by
+ * bsearch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fmi/md_internal.h"
 
-static void read_unit_names(md_parser *p, xmlNode *root);
+/* Whether UnitDefinitions defines the unit (display NULL) or a DisplayUnit
+ * of it so named (p's table, read first). */
+static bool unit_defined(const md_parser *p, const char *unit, const char *display);
+
+/* The displayUnit of a variable's or type's element (what: "variable",
+ * "type"), if any, must be a DisplayUnit of its unit. */
+static void check_display_unit(md_parser *p, xmlNode *element, const char *what,
+                               const char *name, const char *unit)
+{
+    xmlChar *display = xmlGetProp(element, (const xmlChar *)"displayUnit");
+    if (display && !unit)
+        md_lenient(p, "%s '%s': displayUnit '%s' without a unit (FMI 2.0 section 2.2.2, FMI 3.0 "
+                      "section 2.4.3); ignored", what, name, (const char *)display);
+    else if (display && !unit_defined(p, unit, (const char *)display))
+        md_lenient(p, "%s '%s': displayUnit '%s' is not a DisplayUnit of its unit '%s' in "
+                      "UnitDefinitions (FMI 2.0 section 2.2.2, FMI 3.0 section 2.4.3); ignored",
+                   what, name, (const char *)display, unit);
+    xmlFree(display);
+}
 
 /* ---- TypeDefinitions ---- */
 
@@ -26,7 +45,6 @@ static int by_type_name(const void *a, const void *b)
  * Int32Type, ... itself); a type's unit checked against UnitDefinitions. */
 static void read_types(md_parser *p, xmlNode *root)
 {
-    p->units_read = true;
     xmlNode *defs = md_child(root, "TypeDefinitions");
     if (!defs)
         return;
@@ -61,14 +79,11 @@ static void read_types(md_parser *p, xmlNode *root)
             facts.min = md_attr(p, holder, "min");
             facts.max = md_attr(p, holder, "max");
         }
-        if (facts.unit && !md_unit_defined(p, root, facts.unit, NULL))
+        if (facts.unit && !unit_defined(p, facts.unit, NULL))
             md_lenient(p, "type '%s': unit '%s' is not defined in UnitDefinitions (FMI 2.0 section "
                           "2.2.2, FMI 3.0 section 2.4.3); kept as its unit", name, facts.unit);
-        const char *display = holder ? md_attr(p, holder, "displayUnit") : NULL;
-        if (display && !(facts.unit && md_unit_defined(p, root, facts.unit, display)))
-            md_lenient(p, "type '%s': displayUnit '%s' is not a DisplayUnit of its unit '%s' in "
-                          "UnitDefinitions (FMI 2.0 section 2.2.2, FMI 3.0 section 2.4.3); "
-                          "ignored", name, display, facts.unit ? facts.unit : "(none)");
+        if (holder)
+            check_display_unit(p, holder, "type", name, facts.unit);
         p->units[p->unit_count++] = facts;
     }
     qsort(p->units, p->unit_count, sizeof *p->units, by_type_name);
@@ -76,24 +91,6 @@ static void read_types(md_parser *p, xmlNode *root)
         if (strcmp(p->units[i - 1].name, p->units[i].name) == 0)
             md_lenient(p, "TypeDefinitions: type '%s' is defined twice (FMI 2.0 section 2.2.3, "
                           "FMI 3.0 section 2.4.4: names are unique)", p->units[i].name);
-}
-
-void md_read_definitions(md_parser *p, xmlNode *root)
-{
-    if (!p->unit_names_read)
-        read_unit_names(p, root);
-    if (!p->units_read)
-        read_types(p, root);
-}
-
-const md_type_unit *md_declared_facts(md_parser *p, xmlNode *root, const char *declared_type)
-{
-    if (!declared_type)
-        return NULL;
-    md_read_definitions(p, root);
-    md_type_unit key = {declared_type, NULL, NULL, NULL, NULL};
-    return p->unit_count ? bsearch(&key, p->units, p->unit_count, sizeof *p->units, by_type_name)
-                         : NULL;
 }
 
 /* ---- UnitDefinitions ---- */
@@ -111,9 +108,15 @@ static int by_unit(const void *a, const void *b)
     return strcmp(x->display, y->display);
 }
 
+static bool unit_defined(const md_parser *p, const char *unit, const char *display)
+{
+    md_unit_name key = {unit, display};
+    return p->unit_name_count && bsearch(&key, p->unit_names, p->unit_name_count,
+                                         sizeof *p->unit_names, by_unit);
+}
+
 static void read_unit_names(md_parser *p, xmlNode *root)
 {
-    p->unit_names_read = true;
     xmlNode *defs = md_child(root, "UnitDefinitions");
     if (!defs)
         return;
@@ -151,18 +154,20 @@ static void read_unit_names(md_parser *p, xmlNode *root)
                                                 : p->unit_names[i].unit);
 }
 
-bool md_unit_defined(md_parser *p, xmlNode *root, const char *unit, const char *display)
+void md_read_definitions(md_parser *p, xmlNode *root)
 {
-    if (!p->unit_names_read)
-        read_unit_names(p, root);
-    md_unit_name key = {unit, display};
-    return p->unit_name_count && bsearch(&key, p->unit_names, p->unit_name_count,
-                                         sizeof *p->unit_names, by_unit);
+    read_unit_names(p, root);
+    read_types(p, root);
 }
 
-const md_type_unit *md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, const char *name,
-                                   const char *declared_type, const md_type_unit *declared)
+const md_type_unit *md_variable_units(md_parser *p, xmlNode *typed, const char *name,
+                                      const char *unit, const char *declared_type)
 {
+    md_type_unit key = {declared_type, NULL, NULL, NULL, NULL};
+    const md_type_unit *declared =
+        declared_type && p->unit_count
+            ? bsearch(&key, p->units, p->unit_count, sizeof *p->units, by_type_name)
+            : NULL;
     if (declared_type && !declared)
         md_lenient(p, "variable '%s': declaredType '%s' is not defined in TypeDefinitions (FMI "
                       "2.0 section 2.2.7, FMI 3.0 section 2.4.7); ignored", name, declared_type);
@@ -178,19 +183,9 @@ const md_type_unit *md_check_units(md_parser *p, xmlNode *root, xmlNode *typed, 
                    declared->kind[0] ? declared->kind : "type of no kind", want);
         declared = NULL;
     }
-    const char *unit = md_attr(p, typed, "unit");
-    if (unit && !md_unit_defined(p, root, unit, NULL))
+    if (unit && !unit_defined(p, unit, NULL))
         md_lenient(p, "variable '%s': unit '%s' is not defined in UnitDefinitions (FMI 2.0 "
                       "section 2.2.2, FMI 3.0 section 2.4.3); kept as its unit", name, unit);
-    if (!unit && declared)
-        unit = declared->unit;
-    const char *display = md_attr(p, typed, "displayUnit");
-    if (display && !unit)
-        md_lenient(p, "variable '%s': displayUnit '%s' without a unit (FMI 2.0 section 2.2.2, "
-                      "FMI 3.0 section 2.4.3); ignored", name, display);
-    else if (display && !md_unit_defined(p, root, unit, display))
-        md_lenient(p, "variable '%s': displayUnit '%s' is not a DisplayUnit of its unit '%s' in "
-                      "UnitDefinitions (FMI 2.0 section 2.2.2, FMI 3.0 section 2.4.3); ignored",
-                   name, display, unit);
+    check_display_unit(p, typed, "variable", name, unit ? unit : declared ? declared->unit : NULL);
     return declared;
 }

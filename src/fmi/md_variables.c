@@ -284,7 +284,7 @@ static bool one_element_array(xmlNode *node)
     return dims == 1 && one;
 }
 
-static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t index,
+static void read_variable(md_parser *p, xmlNode *node, size_t index,
                           var_extra *extra)
 {
     rtcosim_fmi_md *md = p->md;
@@ -362,9 +362,8 @@ static void read_variable(md_parser *p, xmlNode *root, xmlNode *node, size_t ind
 
     v->unit = md_attr(p, typed, "unit");
     extra->declared_type = md_attr(p, typed, "declaredType");
-    const md_type_unit *declared = md_check_units(
-        p, root, typed, name, extra->declared_type,
-        md_declared_facts(p, root, extra->declared_type));
+    const md_type_unit *declared =
+        md_variable_units(p, typed, name, v->unit, extra->declared_type);
     if (!v->unit && declared && is_float(v->type))
         v->unit = declared->unit;
     md_read_range(p, typed, declared, v);
@@ -607,7 +606,7 @@ void md_read_variables(md_parser *p, xmlNode *root)
     for (xmlNode *n = mv->children; n; n = n->next)
         if (is_variable_element(md, n)) {
             extra[i].alias_of = -1;
-            read_variable(p, root, n, i, &extra[i]);
+            read_variable(p, n, i, &extra[i]);
             i += 1 + read_aliases(p, n, i, extra);
         }
     for (size_t k = 0; k < count; k++) {

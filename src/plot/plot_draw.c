@@ -82,23 +82,22 @@ static const char *extension_device(const char *output)
 static void draw_text(double x, double y, double em, double just, bool vertical, const char *text,
                       int height)
 {
-    char *escaped = malloc(3 * strlen(text) + 1); /* (a byte at most U+FFFD's three) */
-    if (!escaped)
+    size_t size = 3 * strlen(text) + 1; /* (a byte at most U+FFFD's three) */
+    char *repaired = malloc(size), *escaped = malloc(2 * size);
+    if (!repaired || !escaped) {
+        free(repaired);
+        free(escaped);
         return;
+    }
+    util_text_utf8_repair(text, repaired, false);
     char *q = escaped;
-    for (const char *p = text; *p;) {
-        size_t len = util_text_utf8_length(p);
-        if (len == 0) {
-            memcpy(q, "\xEF\xBF\xBD", 3);
-            q += 3, p++;
-            continue;
-        }
+    for (const char *p = repaired; *p; p++) {
         if (*p == '#')
             *q++ = '#';
-        memcpy(q, p, len);
-        q += len, p += len;
+        *q++ = *p;
     }
     *q = '\0';
+    free(repaired);
     plschr(em / EM_PER_CAP * MM_PER_PX, 1.0);
     plptex(x, height - y, vertical ? 0 : 1, vertical ? 1 : 0, just, escaped);
     free(escaped);

@@ -376,10 +376,10 @@ rtcosim_status rtcosim_results_compare(const char *reference, const char *actual
             r->extra_in_actual += !act->columns[i].text &&
                                   result_table_find(ref, act->columns[i].name) < 0;
     }
+    const result_select excluded = {o->exclude, o->exclude_count};
     for (size_t i = 0; st == RTCOSIM_OK && i < count; i++) {
         ptrdiff_t rc = o->variable_count ? result_table_find(ref, names[i]) : (ptrdiff_t)i;
         const result_column *rcol = &ref->columns[rc];
-        result_select excluded = {o->exclude, o->exclude_count};
         if (o->exclude_count && result_select_has(&excluded, rcol->name)) {
             r->excluded++;
             continue;

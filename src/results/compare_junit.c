@@ -16,6 +16,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "rtcosim/results.h"
+#include "util/text.h"
 
 static void quiet(void *context, xmlErrorPtr error)
 {
@@ -23,39 +24,15 @@ static void quiet(void *context, xmlErrorPtr error)
     (void)error; /* (a failed write is reported by the calls' results) */
 }
 
-/* text as XML 1.0 takes it, into buf (cut at size): a byte that starts
- * no UTF-8 character (a Latin-1 column name) or a control character other
- * than tab, line feed and carriage return becomes U+FFFD (libxml2's writer
- * passes bytes through, and a reader refuses the file). */
-static const char *xml_text(const char *text, char *buf, size_t size)
-{
-    size_t n = 0;
-    const unsigned char *p = (const unsigned char *)text;
-    while (*p && n + 4 < size) {
-        int len = 4;
-        int c = xmlGetUTF8Char(p, &len);
-        if (c < 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
-            memcpy(buf + n, "\xEF\xBF\xBD", 3);
-            n += 3;
-            p++;
-            continue;
-        }
-        memcpy(buf + n, p, (size_t)len);
-        n += (size_t)len;
-        p += len;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 /* An attribute (or, name NULL, text) as XML takes it: < 0 on failure. */
 static int put(xmlTextWriterPtr w, const char *name, const char *value)
 {
-    size_t size = 3 * strlen(value) + 8; /* (each byte at most U+FFFD's three) */
-    char *clean = malloc(size);
+    /* (text as XML 1.0 takes it: libxml2's writer passes bytes through, and
+     * a reader refuses a Latin-1 column name's or a control character) */
+    char *clean = malloc(3 * strlen(value) + 1);
     if (!clean)
         return -1;
-    xml_text(value, clean, size);
+    util_text_utf8_repair(value, clean, true);
     int rc = name ? xmlTextWriterWriteAttribute(w, BAD_CAST name, BAD_CAST clean)
                   : xmlTextWriterWriteString(w, BAD_CAST clean);
     free(clean);

@@ -63,38 +63,71 @@ bool result_names_have(const char *const *list, size_t n, const char *name)
     return false;
 }
 
+typedef struct named_column {
+    const char *name;
+    size_t index; /* over the tables' columns, one after another */
+} named_column;
+
+static int by_name_then_index(const void *a, const void *b)
+{
+    const named_column *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
 rtcosim_status result_select_expand(const result_table *const *tables, size_t table_count,
                                     const char *const *names, size_t count, const char ***out,
                                     size_t *out_count, rtcosim_error *err)
 {
     *out = NULL;
     *out_count = 0;
-    size_t cap = count + 1;
-    for (size_t i = 0; i < count; i++)
-        if (result_name_is_pattern(names[i]))
-            for (size_t f = 0; f < table_count; f++)
-                cap += tables[f]->column_count;
-    const char **list = malloc(cap * sizeof *list);
-    if (!list)
+    /* every column once, by name (the same name in several files, or in
+     * two groups of one measurement, is one): each column's first column of
+     * its name, from the names sorted, and a flag per name */
+    size_t columns = 0;
+    for (size_t f = 0; f < table_count; f++)
+        columns += tables[f]->column_count;
+    const char **list = malloc((count + columns + 1) * sizeof *list);
+    named_column *by_name = malloc((columns + 1) * sizeof *by_name);
+    size_t *first = malloc((columns + 1) * sizeof *first);
+    bool *taken = calloc(columns + 1, sizeof *taken);
+    if (!list || !by_name || !first || !taken) {
+        free(list);
+        free(by_name);
+        free(first);
+        free(taken);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
+    }
+    for (size_t f = 0, k = 0; f < table_count; f++)
+        for (size_t c = 0; c < tables[f]->column_count; c++, k++)
+            by_name[k] = (named_column){tables[f]->columns[c].name, k};
+    qsort(by_name, columns, sizeof *by_name, by_name_then_index);
+    for (size_t k = 0; k < columns; k++)
+        first[by_name[k].index] = k > 0 && strcmp(by_name[k - 1].name, by_name[k].name) == 0
+                                      ? first[by_name[k - 1].index]
+                                      : by_name[k].index;
+    free(by_name);
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
         bool column = false, matched = false;
         for (size_t f = 0; f < table_count && !column; f++)
             column = result_table_find(tables[f], names[i]) >= 0;
-        if (!column && result_name_is_pattern(names[i]))
-            for (size_t f = 0; f < table_count; f++)
-                for (size_t c = 0; c < tables[f]->column_count; c++) {
-                    const char *name = tables[f]->columns[c].name;
-                    if (fnmatch(names[i], name, 0) != 0)
-                        continue;
-                    matched = true;
-                    if (!result_names_have(list, n, name))
-                        list[n++] = name;
-                }
+        bool pattern = !column && result_name_is_pattern(names[i]);
+        for (size_t f = 0, k = 0; f < table_count; f++)
+            for (size_t c = 0; c < tables[f]->column_count; c++, k++) {
+                const char *name = tables[f]->columns[c].name;
+                if (pattern ? fnmatch(names[i], name, 0) != 0 : strcmp(names[i], name) != 0)
+                    continue;
+                matched = true;
+                if (!taken[first[k]])
+                    list[n++] = name;
+                taken[first[k]] = true;
+            }
         if (!matched && !result_names_have(list, n, names[i]))
-            list[n++] = names[i]; /* a column, or for the caller to say it is none */
+            list[n++] = names[i]; /* for the caller to say no column has it */
     }
+    free(first);
+    free(taken);
     *out = list;
     *out_count = n;
     return RTCOSIM_OK;

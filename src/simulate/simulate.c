@@ -61,6 +61,19 @@ static bool selected_before(const rtcosim_component *c, const char *const *names
     return false;
 }
 
+/* v as the n-th output (when there is room) unless names[0..i) took it:
+ * each variable once, however it is named. The count after it. */
+static size_t add_output(const rtcosim_component *c, const char *const *names, size_t i,
+                         const rtcosim_variable *v, const rtcosim_variable **out, size_t capacity,
+                         size_t n)
+{
+    if (selected_before(c, names, i, v))
+        return n;
+    if (n < capacity)
+        out[n] = v;
+    return n + 1;
+}
+
 rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *const *names,
                                         size_t count, const rtcosim_variable **out,
                                         size_t capacity, size_t *found, rtcosim_error *err)
@@ -72,8 +85,7 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
             const rtcosim_variable *v = simulate_start_targets(c, names[i], &elements);
             if (!v && result_name_is_pattern(names[i])) {
                 /* every variable the pattern matches (array elements by
-                 * their names; not time), in the model's order, not one an
-                 * earlier name selected */
+                 * their names; not time), in the model's order */
                 size_t matched = 0;
                 for (size_t k = 0; k < rtcosim_component_variable_count(c); k++) {
                     const rtcosim_variable *m = rtcosim_component_variable(c, k);
@@ -81,11 +93,7 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                         fnmatch(names[i], m->name, 0) != 0)
                         continue; /* (time is the first column already) */
                     matched++;
-                    if (selected_before(c, names, i, m))
-                        continue;
-                    if (n < capacity)
-                        out[n] = m;
-                    n++;
+                    n = add_output(c, names, i, m, out, capacity, n);
                 }
                 if (!matched)
                     return rtcosim_error_set(err, RTCOSIM_ENOTFOUND,
@@ -98,9 +106,8 @@ rtcosim_status rtcosim_simulate_outputs(const rtcosim_component *c, const char *
                                          "output variable '%s': model '%s' has no such variable%s%s%s",
                                          names[i], rtcosim_component_model_name(c),
                                          SUGGEST(rtcosim_component_nearest_variable(c, names[i])));
-            for (size_t e = 0; e < elements; e++, n++)
-                if (n < capacity)
-                    out[n] = &v[e];
+            for (size_t e = 0; e < elements; e++)
+                n = add_output(c, names, i, &v[e], out, capacity, n);
         }
     } else if (fmu_info(c) && fmu_info(c)->output_count > 0) {
         /* FMUs, isolated too: ModelStructure outputs, in the order the FMU

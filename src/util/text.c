@@ -82,3 +82,21 @@ size_t util_text_utf8_length(const char *text)
         return 0;
     return len;
 }
+
+size_t util_text_utf8_repair(const char *text, char *out, bool controls)
+{
+    size_t n = 0;
+    for (const char *p = text; *p;) {
+        size_t len = util_text_utf8_length(p);
+        unsigned char c = (unsigned char)*p;
+        if (len == 0 || (controls && c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+            memcpy(out + n, "\xEF\xBF\xBD", 3);
+            n += 3, p++;
+            continue;
+        }
+        memcpy(out + n, p, len);
+        n += len, p += len;
+    }
+    out[n] = '\0';
+    return n;
+}

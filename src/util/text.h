@@ -22,6 +22,12 @@ void util_text_one_line(char *s);
  * overlong forms, no surrogates, at most U+10FFFF), 0 when p starts none
  * (a Latin-1 byte; the NUL at the end too). */
 size_t util_text_utf8_length(const char *p);
+/* text into out (3 * strlen(text) + 1 bytes at least) with each byte that
+ * starts no UTF-8 character (and, with `controls`, each control character
+ * but tab, line feed and carriage return, which XML 1.0 refuses) as U+FFFD;
+ * returns out's length. For a library that takes UTF-8 only (PLplot, an
+ * XML writer) and a name read from a Latin-1 file. */
+size_t util_text_utf8_repair(const char *text, char *out, bool controls);
 
 /* Does the path end with `ending` (".csv"), ASCII case ignored, with
  * something before it? NULL: false. */
