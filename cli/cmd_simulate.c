@@ -79,7 +79,12 @@ static void usage(FILE *out)
         "  --output-variable NAME      record this variable (repeatable; default: all outputs;\n"
         "                              a NAME with *, ? or [...] is a pattern: 'v*')\n"
         "  --record-every N            record every N-th communication point (and the last)\n"
-        "  --writer-thread             format and write results on a separate thread\n"
+        "  --writer-thread             format and write results on a thread of their own,\n"
+        "                              the stepping thread formatting part of the rows while\n"
+        "                              it is behind (the default where the process may use\n"
+        "                              two CPUs or more and one is free at the start; the\n"
+        "                              same file, faster with output at every step)\n"
+        "  --no-writer-thread          format and write on the stepping thread\n"
         "  --isolate                   run the FMU in a child process (rtcosim host-fmu): a\n"
         "                              crash, exit() or abort() in it is an error naming the\n"
         "                              FMI call and time, the rows so far kept (no String or\n"
@@ -171,7 +176,8 @@ typedef struct simulate_args {
     uint32_t record_every;
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
-    bool writer_thread, csv_units, log_fmi_calls, fmu_logging, quiet, strict;
+    int writer_thread; /* 1 on, 0 off, -1 where two CPUs are there */
+    bool csv_units, log_fmi_calls, fmu_logging, quiet, strict;
     const char *log_file, *fmi_log_file; /* fmusim's --log-file, --fmi-log-file */
     const char *initial_state_file, *final_state_file; /* fmusim's FMU state files */
     bool set_stop_time;  /* tell the FMU the stop time (fmusim's --set-stop-time) */
@@ -388,7 +394,10 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             a->quiet = true;
             continue;
         } else if (strcmp(arg, "--writer-thread") == 0) {
-            a->writer_thread = true;
+            a->writer_thread = 1;
+            continue;
+        } else if (strcmp(arg, "--no-writer-thread") == 0) {
+            a->writer_thread = 0;
             continue;
         } else if (strcmp(arg, "--csv-units") == 0) {
             a->csv_units = true;
@@ -541,7 +550,7 @@ static int select_input_columns(const simulate_args *a, rtcosim_csv *input)
 
 static int run_simulate(int argc, char **argv)
 {
-    simulate_args a = {.record_every = 1};
+    simulate_args a = {.record_every = 1, .writer_thread = -1};
     sim_log logs = {0};
     a.start_values = calloc((size_t)argc, sizeof *a.start_values);
     a.clock_intervals = calloc((size_t)argc, sizeof *a.clock_intervals);
@@ -637,7 +646,8 @@ static int run_simulate(int argc, char **argv)
                                   .output_variables = a.output_variables,
                                   .output_variable_count = a.output_variable_count,
                                   .record_every = a.record_every,
-                                  .writer_thread = a.writer_thread,
+                                  .writer_thread = a.writer_thread < 0 ? rtcosim_recorder_writer_thread_pays()
+                                                                       : a.writer_thread,
                                   .csv_units = a.csv_units,
                                   .strict_ranges = a.strict,
                                   .initial_state_file = a.initial_state_file,

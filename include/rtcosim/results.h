@@ -83,9 +83,16 @@ typedef struct rtcosim_recorder_stats {
     uint64_t rows_dropped;   /* ring full with drop_when_full */
     uint64_t strings_cut;    /* String and Binary values shortened to max_string_bytes */
     uint64_t bytes_written;  /* including the header */
+    uint64_t rows_formatted_by_pusher; /* with a writer thread: CSV rows the pushing thread
+                                          formatted itself while the writer was behind */
 } rtcosim_recorder_stats;
 
 typedef struct rtcosim_recorder rtcosim_recorder; /* opaque */
+
+/* Whether a writer thread pays now: this process may run on two CPUs or
+ * more and one of them is free (fewer tasks running than CPUs, this one
+ * included). `rtcosim simulate` takes one then unless told otherwise. */
+bool rtcosim_recorder_writer_thread_pays(void);
 
 /* Create the file and write the header. An unwritable path fails here with
  * a message naming it. */
@@ -115,8 +122,11 @@ void rtcosim_recorder_omit_column(rtcosim_recorder *r, size_t column);
 void rtcosim_recorder_get_stats(const rtcosim_recorder *r, rtcosim_recorder_stats *stats);
 
 /* For a fatal-signal handler (SIGSEGV/SIGABRT in a component): write the
- * buffered rows of every open recorder without a writer thread using only
- * write(2) (async-signal-safe, POSIX.1-2017 2.4.3). A row being formatted at
+ * buffered rows of every open recorder using only async-signal-safe calls
+ * (write(2), sem_post, nanosleep: POSIX.1-2017 2.4.3); a recorder with a
+ * writer thread has that thread write its ring and buffer (waiting up to a
+ * second for it; it takes no asynchronous signal itself), then the rows the
+ * pushing thread was formatting are written. A row being formatted at
  * that moment on the crashing thread may be cut; with a component crashing
  * inside its call, the buffer holds whole rows. Rows also reach the file at
  * least every 100 ms of wall time on their own. A copy being made while a

@@ -366,11 +366,11 @@ static void real_time_run_sigint_writes_results_and_report(void **state)
 /* Faulty (fail_mode 5: the first step, t >= fail_time = 0, never returns)
  * simulated into `out` in dir, and two SIGINTs: the first waits for the step
  * boundary, the second ends the run at once (exit 130, said so). */
-static void two_sigints_end_a_stuck_step(const char *dir, const char *out)
+static void two_sigints_end_a_stuck_step(const char *dir, const char *out, const char *writer)
 {
     const char *args[] = {"simulate", RTCOSIM_FMU_FAULTY_FMI2, "--start-value", "fail_mode", "5",
                           "--start-value", "fail_time", "0", "--stop-time", "2",
-                          "--output-interval", "0.25", "--output-file", out, "-q", NULL};
+                          "--output-interval", "0.25", "--output-file", out, "-q", writer, NULL};
     child c = spawn(dir, args);
     /* The step hangs: Faulty sleeps in it (nothing else in the CLI sleeps).
      * A fixed delay after the header could signal before the step began. */
@@ -392,11 +392,15 @@ static void second_signal_ends_a_run_stuck_in_a_step_at_once(void **state)
     (void)state;
     char *dir = tu_make_dir();
     char csv[512];
-    snprintf(csv, sizeof csv, "%s/out.csv", dir);
-    two_sigints_end_a_stuck_step(dir, csv);
     /* The row at t = 0 (x = 1), buffered when the step hung, was written by
-     * the handler. */
-    assert_string_equal(tu_read_file(csv, NULL), "\"time\",\"x\"\n0,1\n");
+     * the handler: from the stepping thread's buffer, and through the
+     * writer thread (its ring, its buffer). */
+    const char *writers[] = {"--no-writer-thread", "--writer-thread"};
+    for (int w = 0; w < 2; w++) {
+        snprintf(csv, sizeof csv, "%s/out%d.csv", dir, w);
+        two_sigints_end_a_stuck_step(dir, csv, writers[w]);
+        assert_string_equal(tu_read_file(csv, NULL), "\"time\",\"x\"\n0,1\n");
+    }
     tu_drop_dir(dir);
 }
 
@@ -409,7 +413,7 @@ static void second_signal_leaves_an_unfinalized_mf4_with_the_rows(void **state)
     char *dir = tu_make_dir();
     char mf4[512];
     snprintf(mf4, sizeof mf4, "%s/out.mf4", dir);
-    two_sigints_end_a_stuck_step(dir, mf4);
+    two_sigints_end_a_stuck_step(dir, mf4, "--writer-thread");
     assert_memory_equal(tu_read_file(mf4, NULL), "UnFinMF ", 8);
     size_t rows;
     char *text = result_as_csv(dir, mf4, &rows);
@@ -427,7 +431,7 @@ static void second_signal_leaves_a_mat_with_the_rows(void **state)
     char *dir = tu_make_dir();
     char mat[512];
     snprintf(mat, sizeof mat, "%s/out.mat", dir);
-    two_sigints_end_a_stuck_step(dir, mat);
+    two_sigints_end_a_stuck_step(dir, mat, "--writer-thread");
     size_t rows;
     char *text = result_as_csv(dir, mat, &rows);
     assert_int_equal(rows, 1);

@@ -1,6 +1,7 @@
 /* The CSV recorder writes fmusim's format exactly (header, 1/0 booleans,
  * quoted strings, Binary as hex, exact numbers), decimates, gives the same file through its
- * writer thread, and reports unwritable paths at open and write errors at close. */
+ * writer thread (also while the pushing thread formats part of the rows, and from a signal
+ * handler's flush), and reports unwritable paths at open and write errors at close. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -319,6 +321,156 @@ static void binary_columns_are_written_as_hex(void **state)
     }
 }
 
+/* Row i of the shared-formatting tests: numbers of every length and kind. */
+static void fill_row(rtcosim_value *v, const rtcosim_column *cols, size_t n, int i)
+{
+    for (size_t k = 0; k < n; k++) {
+        switch (cols[k].type) {
+        case RTCOSIM_TYPE_FLOAT64: v[k].f64 = (i % 7 ? 1.0 / (i + 1 + (double)k) : i * 0.5) - k; break;
+        case RTCOSIM_TYPE_FLOAT32: v[k].f32 = (float)i / 3.0f; break;
+        case RTCOSIM_TYPE_INT32: v[k].i64 = (i % 2 ? -1 : 1) * (int64_t)i * 12345; break;
+        case RTCOSIM_TYPE_UINT64: v[k].u64 = UINT64_MAX - (uint64_t)i; break;
+        default: v[k].b = i % 3 == 0; break;
+        }
+    }
+}
+
+/* Pushes `rows` rows (every 3rd kept; column 1 omitted from the middle on;
+ * the last row forced) into `path`; returns the stats. */
+static rtcosim_recorder_stats push_rows(const char *path, const rtcosim_column *cols, size_t n,
+                                        int rows, bool threaded, size_t ring_rows)
+{
+    rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = n,
+                                  .record_every = 3, .writer_thread = threaded,
+                                  .ring_rows = ring_rows, .buffer_bytes = 4096};
+    rtcosim_recorder *r = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_OK);
+    rtcosim_value *v = calloc(n, sizeof *v);
+    assert_non_null(v);
+    for (int i = 0; i < rows; i++) {
+        if (i == rows / 2)
+            rtcosim_recorder_omit_column(r, 1);
+        fill_row(v, cols, n, i);
+        if (i == rows - 1)
+            assert_int_equal(rtcosim_recorder_push_row_always(r, (rtcosim_time_ns)i * 100000, v, &err),
+                             RTCOSIM_OK);
+        else
+            assert_int_equal(rtcosim_recorder_push_row(r, (rtcosim_time_ns)i * 100000, v, &err),
+                             RTCOSIM_OK);
+    }
+    free(v);
+    rtcosim_recorder_stats stats;
+    assert_int_equal(rtcosim_recorder_close(r, &stats, &err), RTCOSIM_OK);
+    return stats;
+}
+
+/* Rows pushed as fast as they come through a small ring: the pushing thread
+ * formats runs of them itself while the writer is behind and hands them over
+ * in their place; the file is the unthreaded recorder's byte for byte
+ * (decimation, a column omitted midway, a forced last row; rows so wide that
+ * a chunk holds few of them). Its rows read back to the values pushed. */
+static void shared_formatting_gives_the_unthreaded_file(void **state)
+{
+    static const rtcosim_column narrow[] = {
+        {.name = "x", .type = RTCOSIM_TYPE_FLOAT64}, {.name = "f", .type = RTCOSIM_TYPE_FLOAT32},
+        {.name = "n", .type = RTCOSIM_TYPE_INT32},   {.name = "on", .type = RTCOSIM_TYPE_BOOLEAN},
+        {.name = "u", .type = RTCOSIM_TYPE_UINT64}};
+    enum { WIDE = 300 };
+    rtcosim_column wide[WIDE];
+    char names[WIDE][8];
+    for (int k = 0; k < WIDE; k++) {
+        snprintf(names[k], sizeof names[k], "w%d", k);
+        wide[k] = (rtcosim_column){.name = names[k], .type = RTCOSIM_TYPE_FLOAT64};
+    }
+    const struct {
+        const rtcosim_column *cols;
+        size_t n;
+        int rows;
+        size_t ring_rows;
+    } cases[] = {{narrow, 5, 300000, 64}, {wide, WIDE, 6000, 16}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char plain[4096], threaded[4096];
+        snprintf(plain, sizeof plain, "%s/shared%zu_plain.csv", (const char *)*state, c);
+        snprintf(threaded, sizeof threaded, "%s/shared%zu_thread.csv", (const char *)*state, c);
+        rtcosim_recorder_stats a = push_rows(plain, cases[c].cols, cases[c].n, cases[c].rows,
+                                             false, 0);
+        rtcosim_recorder_stats b = push_rows(threaded, cases[c].cols, cases[c].n, cases[c].rows,
+                                             true, cases[c].ring_rows);
+        assert_int_equal(a.rows_written, (cases[c].rows + 2) / 3 + ((cases[c].rows - 1) % 3 != 0));
+        assert_int_equal(b.rows_written, a.rows_written);
+        assert_int_equal(b.bytes_written, a.bytes_written);
+        assert_int_equal(a.rows_formatted_by_pusher, 0);
+        assert_true(b.rows_formatted_by_pusher > 0); /* (the writer formats a row 5-500x slower
+                                                        than a push copies it) */
+        assert_true(b.rows_formatted_by_pusher < b.rows_written);
+        char *want = read_text(plain), *got = read_text(threaded);
+        assert_string_equal(got, want);
+        /* Independent of the unthreaded writer: row 3 (pushed as i = 9). */
+        char *line = strchr(got, '\n') + 1;
+        for (int skip = 0; skip < 3; skip++)
+            line = strchr(line, '\n') + 1;
+        rtcosim_value v[WIDE];
+        fill_row(v, cases[c].cols, cases[c].n, 9);
+        char *end;
+        assert_true(strtod(line, &end) == 9e-4);
+        assert_true(strtod(end + 1, &end) == v[0].f64);
+        free(want);
+        free(got);
+    }
+}
+
+/* A second SIGINT's (or a crash's) handler writes what a threaded recorder
+ * holds: the rows in its ring, in the writer's buffer and in the chunk the
+ * pushing thread is filling. A child pushes rows, calls the handler's flush
+ * right after its last push and _exit()s without closing the recorder. */
+static void signal_safe_flush_writes_every_row_of_a_threaded_recorder(void **state)
+{
+    static const rtcosim_column cols[] = {{.name = "x", .type = RTCOSIM_TYPE_FLOAT64},
+                                          {.name = "n", .type = RTCOSIM_TYPE_INT32}};
+    for (int rows = 20000; rows < 20000 + 4 * 37; rows += 37) {
+        char plain[4096], threaded[4096];
+        snprintf(plain, sizeof plain, "%s/flush%d_plain.csv", (const char *)*state, rows);
+        snprintf(threaded, sizeof threaded, "%s/flush%d_thread.csv", (const char *)*state, rows);
+        rtcosim_recorder_options o = {.path = plain, .columns = cols, .column_count = 2};
+        for (int threaded_run = 0; threaded_run < 2; threaded_run++) {
+            pid_t pid = threaded_run ? fork() : 0;
+            assert_true(pid >= 0);
+            if (pid > 0) {
+                int status;
+                assert_int_equal(waitpid(pid, &status, 0), pid);
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+                break;
+            }
+            if (threaded_run) {
+                o.path = threaded;
+                o.writer_thread = true;
+                o.ring_rows = 64;
+                o.buffer_bytes = 4096;
+            }
+            rtcosim_recorder *r = NULL;
+            int opened = rtcosim_recorder_open(&o, &r, NULL) == RTCOSIM_OK;
+            if (threaded_run && !opened)
+                _exit(3);
+            assert_true(opened);
+            for (int i = 0; i < rows; i++) {
+                rtcosim_value v[2] = {{.f64 = 1.0 / (i + 1)}, {.i64 = i}};
+                rtcosim_recorder_push_row(r, (rtcosim_time_ns)i * 1000, v, NULL);
+            }
+            if (!threaded_run) {
+                assert_int_equal(rtcosim_recorder_close(r, NULL, NULL), RTCOSIM_OK);
+                continue;
+            }
+            rtcosim_recorder_flush_all_signal_safe();
+            _exit(0);
+        }
+        char *want = read_text(plain), *got = read_text(threaded);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +488,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(binary_columns_are_written_as_hex, tu_scratch_setup,
                                         tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(rows_reach_the_file_within_the_flush_period,
+                                        tu_scratch_setup, tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(shared_formatting_gives_the_unthreaded_file,
+                                        tu_scratch_setup, tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(signal_safe_flush_writes_every_row_of_a_threaded_recorder,
                                         tu_scratch_setup, tu_scratch_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,491 @@
+/* The recorder's writer thread: rows go into a preallocated single-producer/
+ * single-consumer ring (no allocation, lock or I/O on the pushing thread) and
+ * a thread of their own formats and writes them.
+ *
+ * Formatting a CSV row takes longer than most steps that produce one (B1:
+ * about 100 ns against 25-50 ns), so a writer that formats every row falls
+ * behind and the producer used to sleep on a full ring, woken every 64 rows:
+ * on a virtual machine whose idle CPU halts, 4x slower than formatting on
+ * the producer (`bench step`'s csv_thread figure, issue 32). Now a producer
+ * that finds the writer more than help_backlog rows behind formats the next
+ * rows itself into a text chunk (up to CHUNK_MAX_ROWS) and hands it over
+ * through a marker slot in the ring, so that rows keep their order and the
+ * two threads share the formatting; the writer polls a while after a busy
+ * batch instead of going to sleep at once. Real-time producers
+ * (drop_when_full) never format: they only copy values and move on. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "results/recorder_internal.h"
+#include "util/spin_wait.h"
+#include "util/thread_place.h"
+
+enum {
+    POLL_NS = 50000,        /* the writer's poll after a busy batch */
+    POLL_AFTER_ROWS = 64,   /* a batch that long counts as busy */
+    WAKE_CHECK_ROWS = 64,
+    PREFETCH_ROWS = 16,     /* the producer takes a slot's line this early */
+    PREFETCH_TEXT = 256,    /* and a chunk's text line this many bytes early */   /* the producer looks for a sleeping writer this often */
+    TAIL_PUBLISH_ROWS = 64, /* the writer publishes its progress this often */
+    CHUNK_MAX_BYTES = 256 * 1024, CHUNK_MIN_ROWS = 4,
+    CELL = sizeof(rtcosim_value), VALUES = 2 * CELL, /* a slot's tag, time, values */
+    DRAIN_WAIT_US = 200, DRAIN_WAITS = 5000 /* a signal handler waits at most 1 s */
+};
+
+static inline unsigned char *slot_at(rtcosim_recorder *r, uint64_t index)
+{
+    return r->ring + (size_t)(index % r->ring_rows) * r->slot_bytes;
+}
+
+/* Wake a sleeper that announced itself through `waiting` (Dekker-style: the
+ * waker publishes its progress before reading the flag, the sleeper sets the
+ * flag before re-reading the progress, both sequentially consistent). */
+static inline void wake(atomic_int *waiting, sem_t *sem)
+{
+    if (atomic_load(waiting) && atomic_exchange(waiting, 0))
+        sem_post(sem);
+}
+
+/* Sleep until ready() or the waker clears the flag. */
+static void sleep_until(rtcosim_recorder *r, atomic_int *waiting, sem_t *sem,
+                        bool (*ready)(rtcosim_recorder *))
+{
+    while (!ready(r)) {
+        atomic_store(waiting, 1);
+        if (ready(r)) {
+            /* Cancel; if a waker already took the flag its post is on the way. */
+            if (!atomic_exchange(waiting, 0))
+                while (sem_wait(sem) != 0 && errno == EINTR) {}
+            return;
+        }
+        while (sem_wait(sem) != 0 && errno == EINTR) {}
+    }
+}
+
+static bool has_data_or_closing(rtcosim_recorder *r)
+{
+    return atomic_load(&r->head) != atomic_load(&r->tail) || atomic_load(&r->closing) ||
+           atomic_load(&r->emergency);
+}
+
+static bool has_space(rtcosim_recorder *r)
+{
+    r->tail_cached = atomic_load(&r->tail);
+    return r->head_local - r->tail_cached < r->ring_rows;
+}
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The writer after a busy batch: the next rows are probably on their way; a
+ * sleep would cost the wake-up (up to a millisecond on a VM whose idle CPU
+ * halts), meanwhile the ring fills and the producer formats alone. It waits
+ * for a batch of POLL_AFTER_ROWS rows, reading the head about every
+ * microsecond: a writer right behind the producer pulls every slot's line
+ * (and the head's) across while it is still being written, and the
+ * producer's next store to it waits for the line to come back. */
+static bool poll_for_data(rtcosim_recorder *r, uint64_t tail)
+{
+    int64_t start = monotonic_ns();
+    for (;;) {
+        for (int i = 0; i < 32; i++)
+            spin_wait_relax();
+        uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        if (head - tail >= POLL_AFTER_ROWS || atomic_load_explicit(&r->closing, memory_order_relaxed) ||
+            atomic_load_explicit(&r->emergency, memory_order_relaxed))
+            return true;
+        if (monotonic_ns() - start >= POLL_NS)
+            return head != tail;
+    }
+}
+
+/* The writer out of rows: wait for data at most FLUSH_PERIOD_MS, then
+ * write the buffer out (same flag protocol as sleep_until); rows the
+ * producer published without waking it are taken then. */
+static void wait_data_or_flush(rtcosim_recorder *r)
+{
+    atomic_store(&r->consumer_waiting, 1);
+    if (has_data_or_closing(r)) {
+        if (!atomic_exchange(&r->consumer_waiting, 0))
+            while (sem_wait(&r->data_ready) != 0 && errno == EINTR) {}
+        return;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += FLUSH_PERIOD_MS * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    int rc;
+    while ((rc = sem_timedwait(&r->data_ready, &ts)) != 0 && errno == EINTR) {}
+    if (rc != 0) {
+        /* Timed out: if a waker took the flag meanwhile, its post is on the way. */
+        if (!atomic_exchange(&r->consumer_waiting, 0))
+            while (sem_wait(&r->data_ready) != 0 && errno == EINTR) {}
+        recorder_sink_flush(&r->out);
+    }
+}
+
+/* One slot into the file's buffer: a row, or a chunk of the producer's. */
+static void writer_put_slot(rtcosim_recorder *r, uint64_t index, uint64_t *row)
+{
+    const unsigned char *slot = slot_at(r, index);
+    uint64_t tag;
+    memcpy(&tag, slot, sizeof tag);
+    if (tag) {
+        text_chunk *c = &r->chunks[tag - 1];
+        sink_put_text(&r->out, c->buf, atomic_load_explicit(&c->committed, memory_order_relaxed));
+        atomic_fetch_add_explicit(&r->out.rows_written, c->rows, memory_order_relaxed);
+        *row += c->rows;
+        atomic_fetch_add_explicit(&r->chunks_returned, 1, memory_order_release);
+        return;
+    }
+    rtcosim_time_ns t;
+    memcpy(&t, slot + CELL, sizeof t);
+    memcpy(r->row_scratch, slot + VALUES, r->column_count * sizeof(rtcosim_value));
+    for (size_t i = 0; i < r->column_count; i++) {
+        if (!r->string_offset[i])
+            continue;
+        if (r->columns[i].type == RTCOSIM_TYPE_BINARY)
+            r->row_scratch[i].bin.data = slot + r->string_offset[i];
+        else
+            r->row_scratch[i].s = (const char *)slot + r->string_offset[i];
+    }
+    put_row(r, t, r->row_scratch, *row);
+    ++*row;
+}
+
+static void *writer_main(void *arg)
+{
+    rtcosim_recorder *r = arg;
+    if (r->place)
+        thread_place_release(r->place);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t row = 0; /* the next row's index among all recorded */
+    for (;;) {
+        uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+        uint64_t batch = head - tail;
+        while (tail != head) {
+            writer_put_slot(r, tail, &row);
+            tail++;
+            if (tail % TAIL_PUBLISH_ROWS == 0) {
+                atomic_store(&r->tail, tail);
+                wake(&r->producer_waiting, &r->space_ready);
+            }
+        }
+        atomic_store(&r->tail, tail);
+        wake(&r->producer_waiting, &r->space_ready);
+        if (atomic_load(&r->emergency)) {
+            recorder_sink_flush(&r->out);
+            atomic_store(&r->drained, tail + 1);
+        }
+        if (atomic_load(&r->closing) && atomic_load(&r->head) == tail)
+            break;
+        sink_flush_if_due(&r->out);
+        if (r->spins && batch >= POLL_AFTER_ROWS && poll_for_data(r, tail))
+            continue;
+        wait_data_or_flush(r);
+    }
+    return NULL;
+}
+
+/* ---- the producer ---- */
+
+/* The line of p taken for writing ahead of the store (prefetchw on x86):
+ * the writer read the ring's slot a lap ago, and a store that has to take
+ * its line back stalls the producer (B1's threaded run: 84-94 ns a row
+ * against 93-104 ns with a plain prefetch and 104-161 ns without). */
+static inline void prefetch_for_writing(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetchw %0" ::"m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1, 3);
+#endif
+}
+
+static void wake_writer(rtcosim_recorder *r);
+
+/* Room at the head of the ring, waiting for the writer when it is full;
+ * false (the row dropped) for a real-time producer. */
+static bool make_room(rtcosim_recorder *r)
+{
+    if (r->head_local - r->tail_cached < r->ring_rows || has_space(r))
+        return true;
+    if (r->drop_when_full)
+        return false;
+    wake_writer(r); /* it may wait for a full batch */
+    sleep_until(r, &r->producer_waiting, &r->space_ready, has_space);
+    return true;
+}
+
+/* The next slot to the writer. A plain (release) store: a sequentially
+ * consistent one (an xchg on x86) waits for every store before it, the
+ * slot's missed lines included. The sleeping writer's flag is read (after
+ * a full fence, the Dekker protocol of wake) every WAKE_CHECK_ROWS rows, at
+ * every chunk and before the producer waits for room; a writer asleep in
+ * between sleeps at most FLUSH_PERIOD_MS (wait_data_or_flush). */
+static void publish_head(rtcosim_recorder *r)
+{
+    r->head_local++;
+    atomic_store_explicit(&r->head, r->head_local, memory_order_release);
+}
+
+static void wake_writer(rtcosim_recorder *r)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    wake(&r->consumer_waiting, &r->data_ready);
+}
+
+static void chunk_hand_over(rtcosim_recorder *r, int k)
+{
+    make_room(r); /* (a helping producer never drops) */
+    uint64_t tag = (uint64_t)k + 1;
+    memcpy(slot_at(r, r->head_local), &tag, sizeof tag);
+    /* Off before the marker is published: a signal handler that sees the
+     * chunk open writes it itself, after everything the ring holds (one
+     * that interrupts the producer between the two loses the chunk). */
+    atomic_store_explicit(&r->open_chunk, -1, memory_order_relaxed);
+    publish_head(r);
+    wake_writer(r);
+}
+
+static void chunk_put(rtcosim_recorder *r, int k, rtcosim_time_ns t, const rtcosim_value *values)
+{
+    text_chunk *c = &r->chunks[k];
+    /* (room for a whole row is left at every row: the sink never flushes) */
+    sink s = {.fd = -1, .buf = c->buf, .cap = c->cap,
+              .len = atomic_load_explicit(&c->committed, memory_order_relaxed)};
+    sink_put_row(&s, r->columns, r->column_count, t, values, r->omit_from, r->rows_recorded);
+    atomic_store_explicit(&c->committed, s.len, memory_order_release);
+    c->rows++;
+    r->rows_formatted_by_pusher++;
+    bool full = c->rows == CHUNK_MAX_ROWS || c->cap - s.len < r->row_text_max;
+    if (!full && --r->chunk_until_check == 0) {
+        r->chunk_until_check = FLUSH_CHECK_MAX;
+        full = recorder_coarse_ms() - r->chunk_opened_ms >= FLUSH_PERIOD_MS;
+    }
+    if (full)
+        chunk_hand_over(r, k);
+}
+
+/* Whether the producer takes the next rows itself: the writer is at least
+ * help_backlog rows behind (re-read only when the cached tail says so) and a
+ * chunk is free. */
+static bool should_help(rtcosim_recorder *r)
+{
+    if (!r->helps || r->head_local - r->tail_cached < r->help_backlog)
+        return false;
+    r->tail_cached = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return r->head_local - r->tail_cached >= r->help_backlog &&
+           r->chunks_taken - atomic_load_explicit(&r->chunks_returned, memory_order_acquire) <
+               CHUNK_COUNT;
+}
+
+bool recorder_ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_value *values)
+{
+    int open = atomic_load_explicit(&r->open_chunk, memory_order_relaxed);
+    if (open >= 0) {
+        chunk_put(r, open, t, values);
+        return true;
+    }
+    if (should_help(r)) {
+        int k = (int)(r->chunks_taken++ % CHUNK_COUNT);
+        text_chunk *c = &r->chunks[k];
+        atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
+        c->rows = 0;
+        r->chunk_opened_ms = recorder_coarse_ms();
+        r->chunk_until_check = FLUSH_CHECK_MAX;
+        atomic_store_explicit(&r->open_chunk, k, memory_order_relaxed);
+        chunk_put(r, k, t, values);
+        return true;
+    }
+    if (!make_room(r)) {
+        r->rows_dropped++;
+        return false;
+    }
+    unsigned char *slot = slot_at(r, r->head_local);
+    prefetch_for_writing(slot_at(r, r->head_local + PREFETCH_ROWS));
+    memset(slot, 0, CELL); /* a row, not a chunk */
+    memcpy(slot + CELL, &t, sizeof t);
+    memcpy(slot + VALUES, values, r->column_count * sizeof *values);
+    for (size_t i = 0; i < r->column_count; i++) {
+        if (!r->string_offset[i])
+            continue;
+        char *copy = (char *)slot + r->string_offset[i];
+        if (r->columns[i].type == RTCOSIM_TYPE_BINARY) {
+            /* The bytes ride in the slot; the size in the copied value. */
+            rtcosim_binary b = values[i].bin;
+            if (b.size > r->max_string_bytes) {
+                b.size = r->max_string_bytes;
+                r->strings_cut++;
+            }
+            if (b.size && b.data)
+                memcpy(copy, b.data, b.size);
+            else
+                b.size = 0;
+            memcpy(slot + VALUES + sizeof(rtcosim_value) * i, &b, sizeof b);
+            continue;
+        }
+        const char *text = values[i].s ? values[i].s : "";
+        size_t len = strnlen(text, r->max_string_bytes);
+        if (len == r->max_string_bytes) {
+            len--;
+            r->strings_cut++;
+        }
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+    }
+    publish_head(r);
+    if (r->head_local % WAKE_CHECK_ROWS == 0)
+        wake_writer(r);
+    return true;
+}
+
+void recorder_ring_stop(rtcosim_recorder *r)
+{
+    if (!r->thread_started)
+        return;
+    int open = atomic_load_explicit(&r->open_chunk, memory_order_relaxed);
+    if (open >= 0)
+        chunk_hand_over(r, open);
+    atomic_store(&r->closing, 1);
+    wake(&r->consumer_waiting, &r->data_ready);
+    pthread_join(r->thread, NULL);
+    r->thread_started = false;
+}
+
+void recorder_ring_drain_signal_safe(rtcosim_recorder *r)
+{
+    if (!r->thread_started || r->out.fd < 0)
+        return;
+    uint64_t target = atomic_load(&r->head) + 1;
+    atomic_store(&r->emergency, 1);
+    sem_post(&r->data_ready); /* (async-signal-safe, POSIX.1-2017 2.4.3, as nanosleep) */
+    for (int i = 0; i < DRAIN_WAITS && atomic_load(&r->drained) < target; i++) {
+        struct timespec ts = {0, DRAIN_WAIT_US * 1000L};
+        nanosleep(&ts, NULL);
+    }
+    if (atomic_load(&r->drained) < target)
+        return; /* the writer is stuck (in a write to a full disk?): what it wrote stays */
+    int open = atomic_load_explicit(&r->open_chunk, memory_order_relaxed);
+    if (open < 0)
+        return;
+    recorder_write_signal_safe(
+        r->out.fd, r->chunks[open].buf,
+        atomic_load_explicit(&r->chunks[open].committed, memory_order_acquire));
+}
+
+void recorder_ring_free(rtcosim_recorder *r)
+{
+    if (r->semaphores_ready) {
+        sem_destroy(&r->data_ready);
+        sem_destroy(&r->space_ready);
+    }
+    for (int k = 0; k < CHUNK_COUNT; k++)
+        free(r->chunks[k].buf);
+    free(r->string_offset);
+    free(r->row_scratch);
+    free(r->ring);
+    free(r->place);
+}
+
+/* Slot layout: a tag (0 a row, else 1 + the index of the chunk the slot
+ * hands over), the time, the values (each a value-sized cell), then a fixed
+ * area per string column. */
+rtcosim_status recorder_ring_start(rtcosim_recorder *r, const rtcosim_recorder_options *o,
+                                   rtcosim_error *err)
+{
+    r->ring_rows = o->ring_rows ? o->ring_rows : DEFAULT_RING_ROWS;
+    r->max_string_bytes = o->max_string_bytes ? o->max_string_bytes : DEFAULT_MAX_STRING_BYTES;
+    r->help_backlog = r->ring_rows / 32 ? r->ring_rows / 32 : 1;
+    r->drop_when_full = o->drop_when_full;
+    if (r->column_count > SIZE_MAX / 64 / FIELD_MAX)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: recorder ring too large", r->path);
+    r->row_text_max = (1 + r->column_count) * FIELD_MAX + 1;
+    r->spins = spin_wait_cpus() > 1;
+    r->helps = !r->drop_when_full && !r->mdf && !r->mat;
+    size_t bytes = VALUES + r->column_count * sizeof(rtcosim_value);
+    r->string_offset = calloc(r->column_count + 1, sizeof *r->string_offset);
+    r->row_scratch = calloc(r->column_count + 1, sizeof *r->row_scratch);
+    if (!r->string_offset || !r->row_scratch)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder", r->path);
+    for (size_t i = 0; i < r->column_count; i++)
+        if (r->columns[i].type == RTCOSIM_TYPE_STRING || r->columns[i].type == RTCOSIM_TYPE_BINARY) {
+            r->string_offset[i] = bytes;
+            bytes += r->max_string_bytes;
+            r->helps = false; /* (a row of text has no bound) */
+        }
+    r->slot_bytes = (bytes + 15) / 16 * 16;
+    if (r->ring_rows > SIZE_MAX / r->slot_bytes)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: recorder ring too large", r->path);
+    r->ring = malloc(r->ring_rows * r->slot_bytes);
+    if (!r->ring)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder ring",
+                                 r->path);
+    /* CHUNK_MAX_ROWS rows as long as they can be, within CHUNK_MAX_BYTES and
+     * at least CHUNK_MIN_ROWS of them */
+    size_t chunk_bytes = CHUNK_MAX_ROWS * r->row_text_max;
+    if (chunk_bytes > CHUNK_MAX_BYTES)
+        chunk_bytes = CHUNK_MAX_BYTES;
+    if (chunk_bytes < CHUNK_MIN_ROWS * r->row_text_max)
+        chunk_bytes = CHUNK_MIN_ROWS * r->row_text_max;
+    for (int k = 0; r->helps && k < CHUNK_COUNT; k++) {
+        if (!(r->chunks[k].buf = malloc(chunk_bytes)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM,
+                                     "%s: out of memory for the recorder's text chunks", r->path);
+        r->chunks[k].cap = chunk_bytes;
+    }
+    atomic_store(&r->open_chunk, -1);
+    if (sem_init(&r->data_ready, 0, 0) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the writer semaphores: %s",
+                                 r->path, strerror(errno));
+    if (sem_init(&r->space_ready, 0, 0) != 0) {
+        sem_destroy(&r->data_ready);
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the writer semaphores: %s",
+                                 r->path, strerror(errno));
+    }
+    r->semaphores_ready = true;
+    /* The writer takes no asynchronous signal: a handler that drains the
+     * ring waits for it, so must not run on it. */
+    sigset_t all, before;
+    sigfillset(&all);
+    const int synchronous[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
+    for (size_t i = 0; i < sizeof synchronous / sizeof *synchronous; i++)
+        sigdelset(&all, synchronous[i]);
+    /* Started on a CPU of its own where one is free (util/thread_place.h:
+     * beside its creator, the two shared a CPU until the load balancer
+     * moved one, and B1's threaded run took 1.5-2x as long). */
+    pthread_attr_t attr;
+    bool attr_ok = pthread_attr_init(&attr) == 0;
+    if (attr_ok && r->spins && (r->place = malloc(sizeof *r->place))) {
+        int fd = spin_wait_load_open();
+        thread_place_plan(r->place, 2, spin_wait_running(fd));
+        if (fd >= 0)
+            close(fd);
+        if (!thread_place_attr(r->place, 1, &attr)) {
+            free(r->place);
+            r->place = NULL;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &all, &before);
+    int rc = pthread_create(&r->thread, attr_ok ? &attr : NULL, writer_main, r);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    if (attr_ok)
+        pthread_attr_destroy(&attr);
+    if (rc != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot start the writer thread: %s",
+                                 r->path, strerror(rc));
+    r->thread_started = true;
+    r->threaded = true;
+    return RTCOSIM_OK;
+}
