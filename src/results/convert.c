@@ -198,7 +198,10 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
     if (st == RTCOSIM_OK) {
         rtcosim_recorder_options ro = {.path = c->out, .columns = c->columns,
-                                       .column_count = c->count, .csv_units = o->csv_units};
+                                       .column_count = c->count, .csv_units = o->csv_units,
+                                       /* the reading here, the writing there (a 3 M-row
+                                          CSV to CSV: 0.68 -> 0.52 s) */
+                                       .writer_thread = rtcosim_recorder_writer_thread_pays()};
         st = rtcosim_recorder_open(&ro, &c->rec, err);
     }
     return st;

@@ -31,7 +31,8 @@ enum {
     PREFETCH_ROWS = 16,     /* the producer takes a slot's line this early */
     PREFETCH_TEXT = 256,    /* and a chunk's text line this many bytes early */   /* the producer looks for a sleeping writer this often */
     TAIL_PUBLISH_ROWS = 64, /* the writer publishes its progress this often */
-    CHUNK_MAX_BYTES = 256 * 1024, CHUNK_MIN_ROWS = 4,
+    CHUNK_MAX_BYTES = 64 * 1024, CHUNK_MIN_ROWS = 4,
+    RING_BYTES = 2 * 1024 * 1024, MIN_RING_ROWS = 64, /* the ring of wide rows */
     CELL = sizeof(rtcosim_value), VALUES = 2 * CELL, /* a slot's tag, time, values */
     DRAIN_WAIT_US = 200, DRAIN_WAITS = 5000 /* a signal handler waits at most 1 s */
 };
@@ -405,9 +406,8 @@ void recorder_ring_free(rtcosim_recorder *r)
 rtcosim_status recorder_ring_start(rtcosim_recorder *r, const rtcosim_recorder_options *o,
                                    rtcosim_error *err)
 {
-    r->ring_rows = o->ring_rows ? o->ring_rows : DEFAULT_RING_ROWS;
+    r->ring_rows = o->ring_rows; /* (0: sized below, once a slot's size is known) */
     r->max_string_bytes = o->max_string_bytes ? o->max_string_bytes : DEFAULT_MAX_STRING_BYTES;
-    r->help_backlog = r->ring_rows / 32 ? r->ring_rows / 32 : 1;
     r->drop_when_full = o->drop_when_full;
     if (r->column_count > SIZE_MAX / 64 / FIELD_MAX)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: recorder ring too large", r->path);
@@ -426,13 +426,21 @@ rtcosim_status recorder_ring_start(rtcosim_recorder *r, const rtcosim_recorder_o
             r->helps = false; /* (a row of text has no bound) */
         }
     r->slot_bytes = (bytes + 15) / 16 * 16;
+    if (!r->ring_rows) { /* DEFAULT_RING_ROWS, or fewer wide rows within RING_BYTES */
+        r->ring_rows = RING_BYTES / r->slot_bytes;
+        if (r->ring_rows > DEFAULT_RING_ROWS)
+            r->ring_rows = DEFAULT_RING_ROWS;
+        if (r->ring_rows < MIN_RING_ROWS)
+            r->ring_rows = MIN_RING_ROWS;
+    }
+    r->help_backlog = r->ring_rows / 32 ? r->ring_rows / 32 : 1;
     if (r->ring_rows > SIZE_MAX / r->slot_bytes)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: recorder ring too large", r->path);
     r->ring = malloc(r->ring_rows * r->slot_bytes);
     if (!r->ring)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory for the recorder ring",
                                  r->path);
-    /* CHUNK_MAX_ROWS rows as long as they can be, within CHUNK_MAX_BYTES and
+    /* CHUNK_MAX_ROWS rows as long as they can be, within CHUNK_MAX_BYTES, and
      * at least CHUNK_MIN_ROWS of them */
     size_t chunk_bytes = CHUNK_MAX_ROWS * r->row_text_max;
     if (chunk_bytes > CHUNK_MAX_BYTES)
