@@ -343,6 +343,13 @@ typedef struct rtcosim_anytime_period {
     rtcosim_time_ns repair_ns;
     uint8_t outcome[RTCOSIM_ANYTIME_MAX_VARIANTS];           /* rtcosim_anytime_outcome */
     rtcosim_time_ns exec_ns[RTCOSIM_ANYTIME_MAX_VARIANTS];   /* 0 when not run */
+    /* The longest time between two clock reads of the delivering thread's
+     * abort checks (variants run on it, from their start) and of its polls
+     * for a worker: in a poll, time the thread lost while running (a host
+     * stall of its CPU, an interrupt), counted as its CPU time and so not
+     * in stalled_ns; in a variant, that too or its own work between two
+     * checks. Not measured on a virtual clock. */
+    rtcosim_time_ns check_gap_ns;
 } rtcosim_anytime_period;
 
 /* Clock time of the next period's release (its deadline is release + period). */

@@ -64,7 +64,9 @@ typedef struct rtcosim_recorder_options {
     const rtcosim_column *columns;  /* copied at open */
     size_t column_count;
     uint32_t record_every;          /* keep rows 0, N, 2N, ... of those pushed; 0 or 1: all */
-    bool writer_thread;             /* format and write on a thread fed by a ring */
+    bool writer_thread;             /* format and write on a thread fed by a ring (the
+                                       pushing thread formats CSV rows itself while
+                                       that thread is behind, unless drop_when_full) */
     bool drop_when_full;            /* with a writer thread: never wait for ring space;
                                        count the row as dropped instead (real-time use) */
     size_t ring_rows;               /* ring capacity in rows; 0: 8192, fewer wide rows

@@ -16,6 +16,9 @@ struct rtcosim_anytime_ctx {
     size_t index;
     rtcosim_time_ns abort_at; /* written before the job is published */
     atomic_bool cancel;       /* set by the runner to abandon the job */
+    /* the job's clock reads in rtcosim_anytime_should_abort: the last one
+     * and the longest time between two (from the job's start) */
+    rtcosim_time_ns last_check_at, check_gap_ns;
 };
 
 typedef struct variant {
@@ -87,6 +90,9 @@ struct rtcosim_anytime {
     rtcosim_time_ns blocked_ns;
     /* the thread CPU time charged inside those waits (anytime_stalled_ns) */
     rtcosim_time_ns wait_cpu_ns;
+    /* the longest time between two clock reads of the delivering thread's
+     * abort checks (inline variants) and polls this period */
+    rtcosim_time_ns check_gap_ns;
     /* wake-up lateness measured at start, and the lead of the timed waits */
     rtcosim_time_ns wakeup_p50_ns, wakeup_p99_ns, wakeup_max_ns, wakeup_lead_ns;
     /* repair (config repair): the previous period's starting state and

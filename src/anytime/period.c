@@ -441,6 +441,7 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_start);
     set->blocked_ns = 0;
     set->wait_cpu_ns = 0;
+    set->check_gap_ns = 0;
     rtcosim_time_ns deadline = set->release + set->period_ns;
     rtcosim_time_ns idle_reserve_ns = anytime_idle_reserve_ns(set->idle_reserve, set->period_ns);
     rtcosim_time_ns cutoff = deadline - set->cfg.safety_margin_ns - idle_reserve_ns;
@@ -513,6 +514,7 @@ rtcosim_status rtcosim_anytime_run_period(rtcosim_anytime *set, const double *in
         rec.stalled_ns = anytime_stalled_ns(rec.delivered_at - started_at, cpu,
                                              set->wait_cpu_ns, set->blocked_ns);
     }
+    rec.check_gap_ns = virtual_clock ? 0 : set->check_gap_ns;
     rec.miss = anytime_classify_miss(deadline, rec.latest_start, started_at, rec.delivered_at,
                                      rec.stalled_ns);
     for (size_t i = 0; i < set->variant_count; i++) {

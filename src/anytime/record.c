@@ -164,7 +164,7 @@ rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char 
     }
     for (size_t i = 0; i < set->variant_count; i++)
         fprintf(f, ",%s_exec_us,%s_outcome", set->variants[i].name, set->variants[i].name);
-    fprintf(f, ",miss,stalled_us,repaired\n");
+    fprintf(f, ",miss,stalled_us,repaired,check_gap_us\n");
     for (size_t r = 0; r < set->record_len; r++) {
         const rtcosim_anytime_period *rec = rtcosim_anytime_record(set, r);
         const double *y = rtcosim_anytime_record_outputs(set, r);
@@ -182,7 +182,9 @@ rtcosim_status rtcosim_anytime_write_csv(const rtcosim_anytime *set, const char 
         }
         fprintf(f, ",%d", (int)rec->miss);
         print_exact(f, ",", rec->stalled_ns, 3);
-        fprintf(f, ",%d\n", rec->repaired);
+        fprintf(f, ",%d", rec->repaired);
+        print_exact(f, ",", rec->check_gap_ns, 3);
+        fputc('\n', f);
     }
     bool failed = ferror(f) != 0;
     if (fclose(f) != 0 || failed)

@@ -23,7 +23,13 @@ bool rtcosim_anytime_should_abort(rtcosim_anytime_ctx *ctx)
 {
     if (atomic_load_explicit(&ctx->cancel, memory_order_relaxed))
         return true;
-    return ctx->abort_at != NEVER && rtcosim_clock_now(ctx->set->clock) >= ctx->abort_at;
+    if (ctx->abort_at == NEVER)
+        return false;
+    rtcosim_time_ns now = rtcosim_clock_now(ctx->set->clock);
+    if (now - ctx->last_check_at > ctx->check_gap_ns)
+        ctx->check_gap_ns = now - ctx->last_check_at;
+    ctx->last_check_at = now;
+    return now >= ctx->abort_at;
 }
 
 rtcosim_clock *rtcosim_anytime_ctx_clock(rtcosim_anytime_ctx *ctx)
@@ -88,6 +94,8 @@ static void variant_execute(variant *v)
     rtcosim_anytime *set = v->set;
     rtcosim_error_clear(&v->err);
     v->started_at = rtcosim_clock_now(set->clock);
+    v->ctx.last_check_at = v->started_at;
+    v->ctx.check_gap_ns = 0;
     if (v->fn)
         v->status = v->fn(v->user, &v->ctx, v->job_t, v->job_h, v->inputs, v->state, v->outputs,
                           &v->err);
@@ -175,7 +183,7 @@ void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until
     bool virtual_clock = rtcosim_clock_is_virtual(set->clock);
     rtcosim_time_ns entered = rtcosim_clock_now(set->clock);
     bool polling = false;
-    rtcosim_time_ns poll_from = 0;
+    rtcosim_time_ns poll_from = 0, last_poll = 0;
     for (;;) {
         bool all_done = true;
         for (size_t i = 0; i < set->variant_count; i++)
@@ -218,7 +226,10 @@ void anytime_wait_for(rtcosim_anytime *set, unsigned mask, rtcosim_time_ns until
         if (!polling) {
             polling = true;
             poll_from = now;
+        } else if (now - last_poll > set->check_gap_ns) {
+            set->check_gap_ns = now - last_poll; /* a stall of this thread while it polled */
         }
+        last_poll = now;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
@@ -253,8 +264,13 @@ void anytime_poll_for(variant *v, rtcosim_time_ns until)
         anytime_wait_for(set, 1u << v->index, until);
         return;
     }
+    rtcosim_time_ns last = rtcosim_clock_now(set->clock);
     while (atomic_load_explicit(&v->running, memory_order_acquire)) {
-        if (rtcosim_clock_now(set->clock) >= until)
+        rtcosim_time_ns now = rtcosim_clock_now(set->clock);
+        if (now - last > set->check_gap_ns)
+            set->check_gap_ns = now - last; /* (not the waiting's: a stall of this thread) */
+        last = now;
+        if (now >= until)
             return; /* still running: concluded as abandoned; its post comes later */
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -316,6 +332,8 @@ void anytime_variant_run_job(variant *v, const void *state, const double *inputs
         anytime_poll_for(v, abort_at);
     } else {
         variant_execute(v);
+        if (v->ctx.check_gap_ns > v->set->check_gap_ns)
+            v->set->check_gap_ns = v->ctx.check_gap_ns;
     }
     anytime_variant_conclude(v);
     /* A worker's result that arrived after its abort time (it returned

@@ -369,7 +369,7 @@ static void overrunning_minimal_counts_a_miss(void **unused)
     assert_non_null(fgets(line, sizeof line, in));
     assert_non_null(fgets(line, sizeof line, in));
     /* started 950 us after the release, delivered 50 us late */
-    assert_string_equal(line, "0,1000,950,0,-50,1,1,100,1,0,0,0,0,1,0,-1\n");
+    assert_string_equal(line, "0,1000,950,0,-50,1,1,100,1,0,0,0,0,1,0,-1,0\n");
     fclose(in);
     remove(tu_scratch("anytime_miss.csv"));
     fixture_teardown(&f);
@@ -607,11 +607,11 @@ static void records_are_written_as_csv(void **unused)
     assert_non_null(fgets(line, sizeof line, in));
     assert_string_equal(line, "time,period_us,start_us,delivered,margin_us,missed,y0,euler_exec_us,"
                               "euler_outcome,rk4_exec_us,rk4_outcome,cvode_exec_us,cvode_outcome,"
-                              "miss,stalled_us,repaired\n");
+                              "miss,stalled_us,repaired,check_gap_us\n");
     assert_non_null(fgets(line, sizeof line, in));
-    assert_string_equal(line, "0,1000,0,2,200,0,100,100,1,300,1,400,1,0,0,-1\n");
+    assert_string_equal(line, "0,1000,0,2,200,0,100,100,1,300,1,400,1,0,0,-1,0\n");
     assert_non_null(fgets(line, sizeof line, in));
-    assert_string_equal(line, "0.001,1000,0,1,50,0,110,100,1,300,1,550,2,0,0,-1\n");
+    assert_string_equal(line, "0.001,1000,0,1,50,0,110,100,1,300,1,550,2,0,0,-1,0\n");
     assert_null(fgets(line, sizeof line, in));
     fclose(in);
     remove(path);

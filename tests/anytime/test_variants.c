@@ -695,6 +695,81 @@ static void parallel_does_not_deliver_a_result_completed_after_the_cutoff(void *
     rtcosim_clock_free(clock);
 }
 
+/* A variant run on the delivering thread that stops checking for 5 ms (as
+ * when the host stalls its CPU between two checks: time counted as the
+ * thread's CPU time, so not in stalled_ns) shows that gap in the period's
+ * record; one that checks all along shows less. */
+static _Atomic int gap_pause_ms;
+static rtcosim_status gap_variant(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
+                                  rtcosim_time_ns h, const double *inputs, void *state,
+                                  double *outputs, rtcosim_error *err)
+{
+    (void)user, (void)t, (void)h, (void)inputs, (void)err;
+    for (int k = 0; k < 20; k++) {
+        if (rtcosim_anytime_should_abort(ctx))
+            return RTCOSIM_ECANCELED;
+        if (k == 10 && atomic_load(&gap_pause_ms)) {
+            struct timespec pause = {0, atomic_load(&gap_pause_ms) * 1000000L};
+            while (nanosleep(&pause, &pause) != 0) {}
+        }
+    }
+    double *x = state;
+    *x += 1;
+    outputs[0] = *x;
+    return RTCOSIM_OK;
+}
+
+static rtcosim_status gap_minimal(void *user, rtcosim_anytime_ctx *ctx, rtcosim_time_ns t,
+                                  rtcosim_time_ns h, const double *inputs, void *state,
+                                  double *outputs, rtcosim_error *err)
+{
+    (void)user, (void)ctx, (void)t, (void)h, (void)inputs, (void)err;
+    outputs[0] = *(double *)state;
+    return RTCOSIM_OK;
+}
+
+static void a_gap_between_abort_checks_is_recorded(void **unused)
+{
+    (void)unused;
+    rtcosim_clock *clock;
+    assert_int_equal(rtcosim_clock_create_monotonic(0, &clock, NULL), RTCOSIM_OK);
+    rtcosim_anytime_config cfg;
+    rtcosim_anytime_config_init(&cfg);
+    cfg.output_count = 1;
+    cfg.state_size = sizeof(double);
+    cfg.period_ns = 200 * MS;
+    cfg.safety_margin_ns = 10 * MS;
+    cfg.strategy = RTCOSIM_ANYTIME_ESCALATE;
+    cfg.calibration_runs = 2;
+    cfg.calibration_limit_ns = 50 * MS;
+    rtcosim_anytime *set;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_anytime_create(&cfg, clock, &set, &err), RTCOSIM_OK);
+    /* (the minimal variant runs without an abort time: its checks read no clock) */
+    rtcosim_anytime_variant_info minimal = {"minimal", 1, 0, 0}, checked = {"checked", 2, 0, 0};
+    assert_int_equal(rtcosim_anytime_add_native(set, &minimal, gap_minimal, NULL, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_anytime_add_native(set, &checked, gap_variant, NULL, &err),
+                     RTCOSIM_OK);
+    atomic_store(&gap_pause_ms, 0);
+    if (rtcosim_anytime_start(set, NULL, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    double y = 0;
+    rtcosim_time_ns gaps[2];
+    for (int pause = 0; pause < 2; pause++) {
+        atomic_store(&gap_pause_ms, pause ? 5 : 0);
+        rtcosim_anytime_wait_release(set);
+        rtcosim_anytime_period r;
+        assert_int_equal(rtcosim_anytime_run_period(set, NULL, &y, &r, &err), RTCOSIM_OK);
+        assert_int_equal(r.outcome[1], RTCOSIM_ANYTIME_COMPLETED);
+        gaps[pause] = r.check_gap_ns;
+    }
+    assert_true(gaps[1] >= 5 * MS);
+    assert_true(gaps[0] < gaps[1]);
+    rtcosim_anytime_free(set);
+    rtcosim_clock_free(clock);
+}
+
 static void parallel_needs_a_monotonic_clock(void **unused)
 {
     (void)unused;
@@ -802,6 +877,7 @@ int main(void)
         cmocka_unit_test(parallel_delivers_the_more_accurate_of_two_completed),
         cmocka_unit_test(parallel_does_not_deliver_a_result_completed_after_the_cutoff),
         cmocka_unit_test(parallel_needs_a_monotonic_clock),
+        cmocka_unit_test(a_gap_between_abort_checks_is_recorded),
         cmocka_unit_test(bad_configurations_and_variants_are_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,6 +80,24 @@ static void a_period_lost_to_its_own_cpu_without_a_run_queue_wait(void **state)
     assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, false, false), 4100 * US);
 }
 
+/* A period whose thread, running, went 800 us between two clock reads of
+ * its abort checks (a host stall charged to it as CPU time), 100 us of it
+ * runnable but not running (already in stalled_ns): 700 us more are its
+ * CPU's; a gap its own work between two checks can take (40 us) is not. */
+static void a_gap_between_its_clock_reads_is_its_cpus(void **state)
+{
+    (void)state;
+    rtcosim_anytime_period rec = {.started_at = 1 * MS, .delivered_at = 2 * MS,
+                                  .stalled_ns = 100 * US, .check_gap_ns = 800 * US};
+    sleep_probe p = {.slept_at = 0, .due = 1 * MS, .woke_at = 1 * MS, .idle_ns = 1 * MS,
+                     .wake_queued_ns = 0, .queued_ns = 0};
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, true, true), 800 * US);
+    rec.check_gap_ns = 40 * US;
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, true, true), 100 * US);
+    rec.stalled_ns = 0, rec.check_gap_ns = 300 * US;
+    assert_int_equal(anytime_own_cpu_stall_ns(&p, &rec, false, true), 300 * US);
+}
+
 /* The kernel's side of that rule: a SCHED_DEADLINE thread that spins past
  * its runtime (200 us of each 1 ms) is throttled for the rest of each
  * period, and the kernel counts that time as a wait on its run queue, not
@@ -176,6 +194,7 @@ int main(void)
         cmocka_unit_test(a_late_wake_up_counts_when_the_cpu_idled_through_it),
         cmocka_unit_test(time_lost_while_running_counts_without_a_run_queue_wait),
         cmocka_unit_test(a_period_lost_to_its_own_cpu_without_a_run_queue_wait),
+        cmocka_unit_test(a_gap_between_its_clock_reads_is_its_cpus),
         cmocka_unit_test(throttling_is_a_run_queue_wait),
         cmocka_unit_test(live_readings_stay_within_the_sleep),
     };
