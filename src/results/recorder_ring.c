@@ -108,11 +108,21 @@ static bool poll_for_data(rtcosim_recorder *r, uint64_t tail)
     }
 }
 
-/* The writer out of rows: wait for data at most FLUSH_PERIOD_MS, then
- * write the buffer out (same flag protocol as sleep_until); rows the
- * producer published without waking it are taken then. */
+/* The writer out of rows: write its buffer out if the last write is
+ * FLUSH_PERIOD_MS old, else wait for data until it is (at most that long
+ * with an empty buffer; same flag protocol as sleep_until): rows the
+ * producer published without waking it are taken then, and a row reaches
+ * the file at most FLUSH_PERIOD_MS after the writer's wake-up that took it. */
 static void wait_data_or_flush(rtcosim_recorder *r)
 {
+    int64_t wait_ms = FLUSH_PERIOD_MS;
+    if (r->out.len) {
+        wait_ms = FLUSH_PERIOD_MS - (recorder_coarse_ms() - r->out.last_flush_ms);
+        if (wait_ms <= 0) {
+            recorder_sink_flush(&r->out);
+            wait_ms = FLUSH_PERIOD_MS;
+        }
+    }
     atomic_store(&r->consumer_waiting, 1);
     if (has_data_or_closing(r)) {
         if (!atomic_exchange(&r->consumer_waiting, 0))
@@ -121,8 +131,8 @@ static void wait_data_or_flush(rtcosim_recorder *r)
     }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += FLUSH_PERIOD_MS * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
+    ts.tv_nsec += wait_ms * 1000000L;
+    while (ts.tv_nsec >= 1000000000L) {
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
     }
@@ -132,7 +142,8 @@ static void wait_data_or_flush(rtcosim_recorder *r)
         /* Timed out: if a waker took the flag meanwhile, its post is on the way. */
         if (!atomic_exchange(&r->consumer_waiting, 0))
             while (sem_wait(&r->data_ready) != 0 && errno == EINTR) {}
-        recorder_sink_flush(&r->out);
+        if (r->out.len)
+            recorder_sink_flush(&r->out);
     }
 }
 
@@ -270,7 +281,12 @@ static void chunk_put(rtcosim_recorder *r, int k, rtcosim_time_ns t, const rtcos
     atomic_store_explicit(&c->committed, s.len, memory_order_release);
     c->rows++;
     r->rows_formatted_by_pusher++;
-    bool full = c->rows == CHUNK_MAX_ROWS || c->cap - s.len < r->row_text_max;
+    /* Handed over when full, or once the writer has taken everything the
+     * ring holds (it has caught up: the chunk is its next work, and a
+     * producer that pauses holds no rows the writer could write), or after
+     * FLUSH_PERIOD_MS. */
+    bool full = c->rows == CHUNK_MAX_ROWS || c->cap - s.len < r->row_text_max ||
+                atomic_load_explicit(&r->tail, memory_order_relaxed) == r->head_local;
     if (!full && --r->chunk_until_check == 0) {
         r->chunk_until_check = FLUSH_CHECK_MAX;
         full = recorder_coarse_ms() - r->chunk_opened_ms >= FLUSH_PERIOD_MS;

@@ -134,6 +134,42 @@ static void rows_reach_the_file_within_the_flush_period(void **state)
     assert_int_equal(rtcosim_recorder_close(r, NULL, NULL), RTCOSIM_OK);
 }
 
+/* The same through the writer thread: the rows in its ring reach the file
+ * without another push (the writer wakes at least every 100 ms and writes
+ * what it took within 100 ms more; waited for here up to 1.5 s, a loaded
+ * machine's slack); the rows the pushing thread was formatting itself (up
+ * to a chunk of 64, while the writer was behind) go over at its next push,
+ * as the unthreaded recorder's buffer does. Before, a writer with an empty
+ * buffer slept until the producer had pushed a quarter of the ring. */
+static size_t lines_within(const char *path, size_t want, int ms)
+{
+    size_t n = lines_on_disk(path);
+    for (int waited = 0; n < want && waited < ms; waited += 10) {
+        usleep(10 * 1000);
+        n = lines_on_disk(path);
+    }
+    return n;
+}
+
+static void threaded_rows_reach_the_file_without_another_push(void **state)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/recorder_flush_thread.csv", (const char *)*state);
+    rtcosim_recorder_options o = {.path = path, .columns = one_column, .column_count = 1,
+                                  .writer_thread = true};
+    rtcosim_recorder *r = NULL;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    rtcosim_value v = {.f64 = 1};
+    rtcosim_time_ns t = 0;
+    for (int i = 0; i < 1000; i++, t += 1000)
+        assert_int_equal(rtcosim_recorder_push_row(r, t, &v, NULL), RTCOSIM_OK);
+    assert_true(lines_within(path, 1001, 1500) >= 1001 - 64);
+    assert_int_equal(rtcosim_recorder_push_row(r, t, &v, NULL), RTCOSIM_OK);
+    assert_int_equal(lines_within(path, 1002, 1500), 1002);
+    assert_int_equal(rtcosim_recorder_close(r, NULL, NULL), RTCOSIM_OK);
+    assert_int_equal(lines_on_disk(path), 1002);
+}
+
 /* Many rows through a tiny ring and buffer so that the producer waits for
  * space and the writer flushes often; every row must arrive, in order, exact. */
 static void writer_thread_delivers_every_row_exactly(void **state)
@@ -488,6 +524,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(binary_columns_are_written_as_hex, tu_scratch_setup,
                                         tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(rows_reach_the_file_within_the_flush_period,
+                                        tu_scratch_setup, tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(threaded_rows_reach_the_file_without_another_push,
                                         tu_scratch_setup, tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(shared_formatting_gives_the_unthreaded_file,
                                         tu_scratch_setup, tu_scratch_teardown),
