@@ -379,9 +379,17 @@ static int run_system(const run_args *a)
         columns[out.count + i] = rtcosim_column_of(rtcosim_master_text_observed_name(m, i),
                                                    rtcosim_master_text_observed_variable(m, i));
     if (a->output_file) {
+        rtcosim_master_parallel par;
+        bool parallel = rtcosim_master_get_parallel(m, &par, NULL) == RTCOSIM_OK &&
+                        (par.threads > 1 || par.automatic);
         rtcosim_recorder_options ro = {.path = a->output_file, .columns = columns,
                                        .column_count = total, .record_every = every,
-                                       .csv_units = a->csv_units};
+                                       .csv_units = a->csv_units,
+                                       /* a CPU free and the master on one thread:
+                                          Dahlquist as a system, a row every 1e-4 s
+                                          for 100 s, 0.16-0.19 -> 0.10-0.18 s */
+                                       .writer_thread = !parallel &&
+                                                        rtcosim_recorder_writer_thread_pays()};
         rtcosim_status st = rtcosim_recorder_open(&ro, &out.recorder, &err);
         free(columns);
         if (st != RTCOSIM_OK) {
