@@ -388,8 +388,10 @@ static int run_system(const run_args *a)
                                        /* a CPU free and the master on one thread:
                                           Dahlquist as a system, a row every 1e-4 s
                                           for 100 s, 0.16-0.19 -> 0.10-0.18 s */
-                                       .writer_thread = !parallel &&
-                                                        rtcosim_recorder_writer_thread_pays()};
+                                       .writer_thread = a->writer_thread >= 0
+                                                            ? a->writer_thread
+                                                            : !parallel &&
+                                                                  rtcosim_recorder_writer_thread_pays()};
         rtcosim_status st = rtcosim_recorder_open(&ro, &out.recorder, &err);
         free(columns);
         if (st != RTCOSIM_OK) {
@@ -578,7 +580,7 @@ static int run_cmd(int argc, char **argv)
         }
     static run_isolation isolation;
     static run_variants variants;
-    run_args a = {.isolation = &isolation, .variants = &variants};
+    run_args a = {.isolation = &isolation, .variants = &variants, .writer_thread = -1};
     rtcosim_rt_options_init(&a.rt);
     a.delays = calloc((size_t)argc, sizeof *a.delays);
     a.schedules = calloc((size_t)argc, sizeof *a.schedules);

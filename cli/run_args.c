@@ -97,6 +97,10 @@ void cli_run_usage(FILE *out)
             "                          4.10); default:\n"
             "                          <system name>_out.csv in the current directory\n"
             "  --csv-units             a second CSV row with each column's unit (as simulate)\n"
+            "  --writer-thread, --no-writer-thread  format and write the results on a thread of\n"
+            "                          their own, the stepping thread formatting part of the\n"
+            "                          rows while it is behind (default: where a CPU is free at\n"
+            "                          the start and the master runs on one thread)\n"
             "  --distribute            under `mpirun -np N`: each component on one rank (round\n"
             "                          robin in system order, or --place COMP=RANK); outputs\n"
             "                          cross ranks once per macro step (Jacobi: one exchange\n"
@@ -356,6 +360,10 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--csv-units") == 0) {
             a->csv_units = true;
+            continue;
+        }
+        if (strcmp(opt, "--writer-thread") == 0 || strcmp(opt, "--no-writer-thread") == 0) {
+            a->writer_thread = opt[2] == 'w' ? 1 : 0;
             continue;
         }
         if (strcmp(opt, "--strict") == 0) {

@@ -46,6 +46,7 @@ typedef struct run_args {
     double step_timeout; /* s; 0: none */
     bool allow_outside;  /* a .ssp may reference files outside the package */
     bool csv_units;      /* --csv-units: a units row under the CSV header */
+    int writer_thread;   /* --writer-thread 1, --no-writer-thread 0, else -1: decided */
     /* Real time. */
     bool real_time, virtual_clock, no_calibrate, quiet;
     const char *dcp_mode; /* --dcp-mode: "srt", "nrt" or NULL */
