@@ -391,7 +391,8 @@ static int run_system(const run_args *a)
                                        .writer_thread = a->writer_thread >= 0
                                                             ? a->writer_thread
                                                             : !parallel &&
-                                                                  rtcosim_recorder_writer_thread_pays()};
+                                                                  rtcosim_recorder_writer_thread_pays(),
+                                       .whole_text = true};
         rtcosim_status st = rtcosim_recorder_open(&ro, &out.recorder, &err);
         free(columns);
         if (st != RTCOSIM_OK) {

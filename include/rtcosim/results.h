@@ -78,6 +78,9 @@ typedef struct rtcosim_recorder_options {
                                        counted); 0: 256 */
     int64_t start_ns;               /* an .mf4 file's measurement start, ns since 1970
                                        UTC; 0: the time of the open */
+    bool whole_text;                /* with writer_thread: String or Binary columns make
+                                       the recorder write on the pushing thread instead
+                                       (their values whole, not cut at max_string_bytes) */
 } rtcosim_recorder_options;
 
 typedef struct rtcosim_recorder_stats {

@@ -51,7 +51,9 @@ typedef struct rtcosim_simulate_options {
     const char *const *output_variables;
     size_t output_variable_count;
     uint32_t record_every;             /* record every N-th step (and always the last); 0: 1 */
-    bool writer_thread;                /* format and write results on a writer thread */
+    bool writer_thread;                /* format and write results on a writer thread
+                                          (not with String or Binary outputs: their
+                                          values are written whole, on this thread) */
     bool csv_units;                    /* a units row under the CSV header */
     /* Optional: called with every recorded row (the rows the file gets, with
      * the same record_every decimation; also without output_file), values in

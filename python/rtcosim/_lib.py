@@ -159,7 +159,7 @@ class RecorderOptions(ctypes.Structure):
                 ("writer_thread", ctypes.c_bool), ("drop_when_full", ctypes.c_bool),
                 ("ring_rows", ctypes.c_size_t), ("buffer_bytes", ctypes.c_size_t),
                 ("csv_units", ctypes.c_bool), ("max_string_bytes", ctypes.c_size_t),
-                ("start_ns", ctypes.c_int64)]
+                ("start_ns", ctypes.c_int64), ("whole_text", ctypes.c_bool)]
 
 
 class CompareOptions(ctypes.Structure):

@@ -283,7 +283,10 @@ rtcosim_status rtcosim_recorder_open(const rtcosim_recorder_options *o, rtcosim_
         r->out.len++;
     }
     recorder_sink_flush(&r->out); /* the header at once: a run that gets stuck shows it started */
-    if (o->writer_thread) {
+    bool text = false;
+    for (size_t i = 0; i < r->column_count; i++)
+        text |= r->columns[i].type == RTCOSIM_TYPE_STRING || r->columns[i].type == RTCOSIM_TYPE_BINARY;
+    if (o->writer_thread && !(o->whole_text && text)) {
         rtcosim_status st = recorder_ring_start(r, o, err);
         if (st != RTCOSIM_OK) {
             recorder_free(r);

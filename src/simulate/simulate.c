@@ -197,6 +197,7 @@ static rtcosim_status setup_outputs(run *r, rtcosim_error *err)
         rtcosim_recorder_options ro = {.path = o->output_file, .columns = columns, .column_count = n,
                                        .record_every = o->record_every,
                                        .writer_thread = o->writer_thread,
+                                       .whole_text = true, /* (offline: nothing cut) */
                                        .csv_units = o->csv_units,
                                        .buffer_bytes = 1024 * 1024};
         st = rtcosim_recorder_open(&ro, &r->recorder, err);

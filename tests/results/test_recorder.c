@@ -170,6 +170,35 @@ static void threaded_rows_reach_the_file_without_another_push(void **state)
     assert_int_equal(lines_on_disk(path), 1002);
 }
 
+/* whole_text: with a String or Binary column the recorder writes on the
+ * pushing thread (a writer thread's ring keeps max_string_bytes of each),
+ * so an offline run's long values come out whole, as simulate and run ask. */
+static void whole_text_keeps_long_strings_with_a_writer_thread(void **state)
+{
+    char long_text[1001];
+    memset(long_text, 'x', 1000);
+    long_text[1000] = '\0';
+    const rtcosim_column cols[] = {{.name = "s", .type = RTCOSIM_TYPE_STRING}};
+    for (int whole = 0; whole < 2; whole++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/whole%d.csv", (const char *)*state, whole);
+        rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = 1,
+                                      .writer_thread = true, .whole_text = whole};
+        rtcosim_recorder *r = NULL;
+        assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+        rtcosim_value v = {.s = long_text};
+        assert_int_equal(rtcosim_recorder_push_row(r, 0, &v, NULL), RTCOSIM_OK);
+        rtcosim_recorder_stats stats;
+        assert_int_equal(rtcosim_recorder_close(r, &stats, NULL), RTCOSIM_OK);
+        char *text = read_text(path);
+        char *cell = strchr(strchr(text, '\n') + 1, '"');
+        assert_non_null(cell);
+        assert_int_equal(strcspn(cell + 1, "\""), whole ? 1000 : 255);
+        assert_int_equal(stats.strings_cut, whole ? 0 : 1);
+        free(text);
+    }
+}
+
 /* Many rows through a tiny ring and buffer so that the producer waits for
  * space and the writer flushes often; every row must arrive, in order, exact. */
 static void writer_thread_delivers_every_row_exactly(void **state)
@@ -526,6 +555,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(rows_reach_the_file_within_the_flush_period,
                                         tu_scratch_setup, tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(threaded_rows_reach_the_file_without_another_push,
+                                        tu_scratch_setup, tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(whole_text_keeps_long_strings_with_a_writer_thread,
                                         tu_scratch_setup, tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(shared_formatting_gives_the_unthreaded_file,
                                         tu_scratch_setup, tu_scratch_teardown),
