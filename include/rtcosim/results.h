@@ -96,8 +96,9 @@ typedef struct rtcosim_recorder_stats {
 typedef struct rtcosim_recorder rtcosim_recorder; /* opaque */
 
 /* Whether a writer thread pays now: this process may run on two CPUs or
- * more and one of them is free (fewer tasks running than CPUs, this one
- * included). `rtcosim simulate` takes one then unless told otherwise. */
+ * more (its affinity mask, and its cgroup's CPU quota, v2 or v1, allows at
+ * least two CPUs' time) and one of them is free (fewer tasks running than
+ * CPUs, this one included). `rtcosim simulate` takes one then unless told otherwise. */
 bool rtcosim_recorder_writer_thread_pays(void);
 
 /* Create the file and write the header. An unwritable path fails here with

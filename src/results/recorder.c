@@ -18,6 +18,7 @@
 
 #include "results/part_file.h"
 #include "results/recorder_internal.h"
+#include "util/cgroup_cpus.h"
 #include "util/spin_wait.h"
 
 /* ---- the buffered file ---- */
@@ -155,11 +156,15 @@ static void recorder_free(rtcosim_recorder *r)
 
 /* With every CPU busy a writer only takes time from the pushing thread: B1
  * took 124-132 ns a step without it and 164-197 ns with it beside a busy
- * loop (85-110 against 116 ns on an idle machine). */
+ * loop (85-110 against 116 ns on an idle machine). So does a cgroup quota
+ * under two CPUs' time (a container's --cpus=1 on a larger machine). */
 bool rtcosim_recorder_writer_thread_pays(void)
 {
     unsigned cpus = spin_wait_cpus();
     if (cpus < 2)
+        return false;
+    double quota = util_cgroup_cpus();
+    if (quota > 0 && quota < 2)
         return false;
     int fd = spin_wait_load_open();
     unsigned running = spin_wait_running(fd); /* (0: unknown) */
