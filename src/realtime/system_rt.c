@@ -3,7 +3,8 @@
  * each master as a group component for the real-time executor, records the
  * results from the paced thread and calibrates the real-time part before the
  * run. See include/rtcosim/system_rt.h for the semantics. This file: the
- * setup (split, parts, crossing connections, results columns). */
+ * setup (split, parts, crossing connections, results columns; the results
+ * file in system_rt_results.c). */
 #include "realtime/system_rt_internal.h"
 #include "results/result_table.h"
 
@@ -554,24 +555,6 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
-/* The variable behind result column i (unit and description for MAT files
- * and --csv-units): the real-time part's observed variable, or the
- * non-real-time output it records; NULL when unknown. */
-static const rtcosim_variable *column_variable(const rtcosim_system_rt *srt, size_t i)
-{
-    if (srt->column_text[i] >= 0)
-        return rtcosim_master_text_observed_variable(srt->parts[0], (size_t)srt->column_text[i]);
-    if (srt->column_rt_index[i] >= 0)
-        return rtcosim_master_observed_variable(srt->parts[0], (size_t)srt->column_rt_index[i]);
-    const char *name = srt->columns[i], *dot = strchr(name, '.');
-    char comp[NAME_LEN];
-    if (!dot || (size_t)(dot - name) >= sizeof comp || !srt->parts[1])
-        return NULL;
-    snprintf(comp, sizeof comp, "%.*s", (int)(dot - name), name);
-    const rtcosim_component *c = rtcosim_master_component(srt->parts[1], comp);
-    return c ? rtcosim_component_find_variable(c, dot + 1) : NULL;
-}
-
 /* An input's raw value at the start: its source's output at the start. */
 static rtcosim_status initial_raw_values(rtcosim_system_rt *srt, const rtcosim_rt_connection *conns,
                                          size_t n, rtcosim_error *err)
@@ -587,43 +570,6 @@ static rtcosim_status initial_raw_values(rtcosim_system_rt *srt, const rtcosim_r
         to->links[conns[i].to_vr].raw = x;
     }
     return RTCOSIM_OK;
-}
-
-static rtcosim_status open_results(rtcosim_system_rt *srt, rtcosim_error *err)
-{
-    const rtcosim_system_rt_options *o = &srt->options;
-    if (!o->output_file)
-        return RTCOSIM_OK;
-    uint32_t every = 1;
-    if (o->output_interval > 0) {
-        if (o->output_interval % srt->macro_step != 0)
-            return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                     "--output-interval %.9g s is not a multiple of the macro "
-                                     "step %.9g s",
-                                     rtcosim_time_to_seconds(o->output_interval),
-                                     rtcosim_time_to_seconds(srt->macro_step));
-        every = (uint32_t)(o->output_interval / srt->macro_step);
-    }
-    rtcosim_column *cols = calloc(srt->column_count + 1, sizeof *cols);
-    if (!cols)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
-    for (size_t i = 0; i < srt->column_count; i++) {
-        cols[i] = rtcosim_column_of(srt->columns[i], column_variable(srt, i));
-        if (srt->column_text[i] < 0)
-            cols[i].type = RTCOSIM_TYPE_FLOAT64; /* sampled as doubles */
-    }
-    /* A writer thread formats and writes; the paced thread only fills the
-     * ring and never waits for it on a real clock: a row that finds the ring
-     * full is counted as dropped (reported after the run). A virtual run
-     * has no deadline to protect and waits instead. */
-    rtcosim_recorder_options ro = {.path = o->output_file, .columns = cols,
-                                   .column_count = srt->column_count, .record_every = every,
-                                   .writer_thread = true, .csv_units = o->csv_units,
-                                   .drop_when_full = !rtcosim_clock_is_virtual(o->rt.clock),
-                                   .ring_rows = 65536};
-    rtcosim_status st = rtcosim_recorder_open(&ro, &srt->recorder, err);
-    free(cols);
-    return st;
 }
 
 /* The time of the last exchange point before the stop (frame 0 is one; the
@@ -746,7 +692,7 @@ rtcosim_status rtcosim_system_rt_create(const rtcosim_system_desc *desc,
     if (st == RTCOSIM_OK)
         st = plan_last_exchange(srt, err);
     if (st == RTCOSIM_OK)
-        st = open_results(srt, err);
+        st = system_rt_open_results(srt, err);
     if (st != RTCOSIM_OK) {
         rtcosim_system_rt_free(srt);
         return st;

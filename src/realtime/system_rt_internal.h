@@ -114,6 +114,8 @@ void system_rt_record(rtcosim_system_rt *srt, rtcosim_time_ns t, bool always);
 /* system_rt.c */
 rtcosim_status system_rt_build_part(rtcosim_system_rt *srt, int part, rtcosim_master **out,
                                     rtcosim_error *err);
+/* system_rt_results.c: the results file, when the options name one */
+rtcosim_status system_rt_open_results(rtcosim_system_rt *srt, rtcosim_error *err);
 
 #pragma GCC visibility pop
 
