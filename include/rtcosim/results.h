@@ -69,8 +69,9 @@ typedef struct rtcosim_recorder_options {
                                        that thread is behind, unless drop_when_full) */
     bool drop_when_full;            /* with a writer thread: never wait for ring space;
                                        count the row as dropped instead (real-time use) */
-    size_t ring_rows;               /* ring capacity in rows; 0: 8192, fewer wide rows
-                                       within 2 MiB (64 at least) */
+    size_t ring_rows;               /* ring capacity in rows, within 4 MiB (64 rows at
+                                       least, unless fewer are asked for); 0: 8192
+                                       within 2 MiB */
     size_t buffer_bytes;            /* write buffer; 0: 256 KiB */
     bool csv_units;                 /* a second row with each column's unit ("s" for time) */
     size_t max_string_bytes;        /* with a writer thread: bytes kept of each String

@@ -2,8 +2,6 @@
  * columns' variables, the recorder the paced thread fills). */
 #include "realtime/system_rt_internal.h"
 
-enum { RING_BYTES = 4 * 1024 * 1024, RING_ROWS_MAX = 65536, RING_ROWS_MIN = 1024 };
-
 /* The variable behind result column i (unit and description for MAT files
  * and --csv-units): the real-time part's observed variable, or the
  * non-real-time output it records; NULL when unknown. */
@@ -49,23 +47,13 @@ rtcosim_status system_rt_open_results(rtcosim_system_rt *srt, rtcosim_error *err
      * ring and never waits for it on a real clock: a row that finds the ring
      * full is counted as dropped (reported after the run). A virtual run
      * has no deadline to protect and waits instead. */
-    /* The ring: 65536 rows (a minute of 1 ms frames) for the writer's
-     * stalls, within RING_BYTES (a slot holds a tag, the time and a value per
-     * column, and 256 bytes of each String or Binary one: results.h), and
-     * 1024 rows at least. The run's memory is locked (mlockall), which an
-     * unprivileged user may do for 8 MiB only; a 100-column system's ring
-     * was 53 MB. */
-    size_t slot = (2 + srt->column_count) * sizeof(rtcosim_value);
-    for (size_t i = 0; i < srt->column_count; i++)
-        slot += srt->column_text[i] < 0 ? 0 : 256;
-    size_t ring_rows = RING_BYTES / slot;
-    ring_rows = ring_rows > RING_ROWS_MAX ? RING_ROWS_MAX
-                : ring_rows < RING_ROWS_MIN ? RING_ROWS_MIN : ring_rows;
+    /* The ring: a minute of 1 ms frames for the writer's stalls, as many as
+     * fit in the recorder's budget (results.h: the run's memory is locked). */
     rtcosim_recorder_options ro = {.path = o->output_file, .columns = cols,
                                    .column_count = srt->column_count, .record_every = every,
                                    .writer_thread = true, .csv_units = o->csv_units,
                                    .drop_when_full = !rtcosim_clock_is_virtual(o->rt.clock),
-                                   .ring_rows = ring_rows};
+                                   .ring_rows = 65536};
     rtcosim_status st = rtcosim_recorder_open(&ro, &srt->recorder, err);
     free(cols);
     return st;

@@ -27,12 +27,13 @@
 enum {
     POLL_NS = 50000,        /* the writer's poll after a busy batch */
     POLL_AFTER_ROWS = 64,   /* a batch that long counts as busy */
-    WAKE_CHECK_ROWS = 64,
+    WAKE_CHECK_ROWS = 64,   /* the producer looks for a sleeping writer this often */
     PREFETCH_ROWS = 16,     /* the producer takes a slot's line this early */
-    PREFETCH_TEXT = 256,    /* and a chunk's text line this many bytes early */   /* the producer looks for a sleeping writer this often */
     TAIL_PUBLISH_ROWS = 64, /* the writer publishes its progress this often */
     CHUNK_MAX_BYTES = 64 * 1024, CHUNK_MIN_ROWS = 4,
-    RING_BYTES = 2 * 1024 * 1024, MIN_RING_ROWS = 64, /* the ring of wide rows */
+    /* the ring of wide rows: the default's within RING_BYTES, a size asked
+     * for within RING_BYTES_MAX, 64 rows at least */
+    RING_BYTES = 2 * 1024 * 1024, RING_BYTES_MAX = 4 * 1024 * 1024, MIN_RING_ROWS = 64,
     CELL = sizeof(rtcosim_value), VALUES = 2 * CELL, /* a slot's tag, time, values */
     DRAIN_WAIT_US = 200, DRAIN_WAITS = 5000 /* a signal handler waits at most 1 s */
 };
@@ -79,13 +80,6 @@ static bool has_space(rtcosim_recorder *r)
     return r->head_local - r->tail_cached < r->ring_rows;
 }
 
-static int64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The writer after a busy batch: the next rows are probably on their way; a
  * sleep would cost the wake-up (up to a millisecond on a VM whose idle CPU
  * halts), meanwhile the ring fills and the producer formats alone. It waits
@@ -95,7 +89,7 @@ static int64_t monotonic_ns(void)
  * producer's next store to it waits for the line to come back. */
 static bool poll_for_data(rtcosim_recorder *r, uint64_t tail)
 {
-    int64_t start = monotonic_ns();
+    int64_t start = spin_wait_now_ns();
     for (;;) {
         for (int i = 0; i < 32; i++)
             spin_wait_relax();
@@ -103,7 +97,7 @@ static bool poll_for_data(rtcosim_recorder *r, uint64_t tail)
         if (head - tail >= POLL_AFTER_ROWS || atomic_load_explicit(&r->closing, memory_order_relaxed) ||
             atomic_load_explicit(&r->emergency, memory_order_relaxed))
             return true;
-        if (monotonic_ns() - start >= POLL_NS)
+        if (spin_wait_now_ns() - start >= POLL_NS)
             return head != tail;
     }
 }
@@ -225,21 +219,6 @@ static inline void prefetch_for_writing(const void *p)
 #endif
 }
 
-static void wake_writer(rtcosim_recorder *r);
-
-/* Room at the head of the ring, waiting for the writer when it is full;
- * false (the row dropped) for a real-time producer. */
-static bool make_room(rtcosim_recorder *r)
-{
-    if (r->head_local - r->tail_cached < r->ring_rows || has_space(r))
-        return true;
-    if (r->drop_when_full)
-        return false;
-    wake_writer(r); /* it may wait for a full batch */
-    sleep_until(r, &r->producer_waiting, &r->space_ready, has_space);
-    return true;
-}
-
 /* The next slot to the writer. A plain (release) store: a sequentially
  * consistent one (an xchg on x86) waits for every store before it, the
  * slot's missed lines included. The sleeping writer's flag is read (after
@@ -256,6 +235,19 @@ static void wake_writer(rtcosim_recorder *r)
 {
     atomic_thread_fence(memory_order_seq_cst);
     wake(&r->consumer_waiting, &r->data_ready);
+}
+
+/* Room at the head of the ring, waiting for the writer when it is full;
+ * false (the row dropped) for a real-time producer. */
+static bool make_room(rtcosim_recorder *r)
+{
+    if (r->head_local - r->tail_cached < r->ring_rows || has_space(r))
+        return true;
+    if (r->drop_when_full)
+        return false;
+    wake_writer(r); /* it may wait for a full batch */
+    sleep_until(r, &r->producer_waiting, &r->space_ready, has_space);
+    return true;
 }
 
 static void chunk_hand_over(rtcosim_recorder *r, int k)
@@ -422,7 +414,6 @@ void recorder_ring_free(rtcosim_recorder *r)
 rtcosim_status recorder_ring_start(rtcosim_recorder *r, const rtcosim_recorder_options *o,
                                    rtcosim_error *err)
 {
-    r->ring_rows = o->ring_rows; /* (0: sized below, once a slot's size is known) */
     r->max_string_bytes = o->max_string_bytes ? o->max_string_bytes : DEFAULT_MAX_STRING_BYTES;
     r->drop_when_full = o->drop_when_full;
     if (r->column_count > SIZE_MAX / 64 / FIELD_MAX)
@@ -442,13 +433,15 @@ rtcosim_status recorder_ring_start(rtcosim_recorder *r, const rtcosim_recorder_o
             r->helps = false; /* (a row of text has no bound) */
         }
     r->slot_bytes = (bytes + 15) / 16 * 16;
-    if (!r->ring_rows) { /* DEFAULT_RING_ROWS, or fewer wide rows within RING_BYTES */
-        r->ring_rows = RING_BYTES / r->slot_bytes;
-        if (r->ring_rows > DEFAULT_RING_ROWS)
-            r->ring_rows = DEFAULT_RING_ROWS;
-        if (r->ring_rows < MIN_RING_ROWS)
-            r->ring_rows = MIN_RING_ROWS;
-    }
+    /* The rows asked for (DEFAULT_RING_ROWS) within RING_BYTES_MAX
+     * (RING_BYTES), MIN_RING_ROWS at least unless fewer were asked for: a
+     * real-time run's 65536 rows of a 100-column system were 53 MB, locked
+     * by its mlockall (8 MiB for an unprivileged user). */
+    size_t wanted = o->ring_rows ? o->ring_rows : DEFAULT_RING_ROWS;
+    size_t fit = (o->ring_rows ? RING_BYTES_MAX : RING_BYTES) / r->slot_bytes;
+    r->ring_rows = wanted < fit ? wanted : fit;
+    if (r->ring_rows < MIN_RING_ROWS)
+        r->ring_rows = wanted < MIN_RING_ROWS ? wanted : MIN_RING_ROWS;
     r->help_backlog = r->ring_rows / 32 ? r->ring_rows / 32 : 1;
     if (r->ring_rows > SIZE_MAX / r->slot_bytes)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: recorder ring too large", r->path);

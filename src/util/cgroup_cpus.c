@@ -65,6 +65,16 @@ static double smallest_along(const char *base, const char *cgroup, bool v2)
     return smallest;
 }
 
+/* Whether a v1 line's controller list ("cpu,cpuacct") names cpu. */
+static bool lists_cpu(const char *controllers)
+{
+    size_t n = strlen(controllers);
+    for (const char *c = controllers; c < controllers + n; c += strcspn(c, ",") + 1)
+        if (strcspn(c, ",") == 3 && strncmp(c, "cpu", 3) == 0)
+            return true;
+    return false;
+}
+
 double util_cgroup_cpus_in(const char *proc_cgroup, const char *root)
 {
     double smallest = 0;
@@ -86,10 +96,7 @@ double util_cgroup_cpus_in(const char *proc_cgroup, const char *root)
                     snprintf(base, sizeof base, "%s", root);
                     q = smallest_along(base, cgroup, true);
                 } else {
-                    bool has_cpu = false;
-                    for (const char *c = controllers; c && *c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
-                        has_cpu |= strncmp(c, "cpu", 3) == 0 && (c[3] == ',' || c[3] == '\0');
-                    if (has_cpu) { /* v1: mounted as the list or as cpu alone */
+                    if (lists_cpu(controllers)) { /* v1: mounted as the list or as cpu alone */
                         snprintf(base, sizeof base, "%s/%s", root, controllers);
                         q = smallest_along(base, cgroup, false);
                         if (q == 0) {
