@@ -177,7 +177,7 @@ typedef struct simulate_args {
     uint32_t record_every;
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
-    int writer_thread; /* 1 on, 0 off, -1 where two CPUs are there */
+    int writer_thread; /* 1 on, 0 off, -1 rtcosim_recorder_writer_thread_pays() decides */
     bool csv_units, log_fmi_calls, fmu_logging, quiet, strict;
     const char *log_file, *fmi_log_file; /* fmusim's --log-file, --fmi-log-file */
     const char *initial_state_file, *final_state_file; /* fmusim's FMU state files */
