@@ -5,10 +5,18 @@
  * results (ECU states, CAN log) are bit-identical to the sequential run.
  * With Tc = 0.1 (errors of the predicted actuation streams in
  * their own units, time errors in seconds) the results must stay within a
- * relative error of 1e-2 of the conservative run (checked; with the network
+ * relative error of 1e-2 of the conservative run (checked). With the network
  * placement, where the plants' predictions of their ECUs' actuations
- * (rtcosim_events_add_prediction) cross threads, measured over 10 s at
- * N = 16: at most 5e-4, while Tc = 1 reached 3e-3). Figures per
+ * (rtcosim_events_add_prediction) cross threads, which predictions stand
+ * depends on timing: over 10 s at N = 16 most runs end within 1e-3 of the
+ * conservative run, but about one in ten ends with one transmission's speed
+ * 0.0626 m/s off (0.0498 relative): the accepted errors (Tc = 0.1 N on the
+ * wheel force) change CAN frames' values in their last bits, hence their
+ * stuffed lengths and the bus's timing by a few microseconds, and the offset
+ * is one 10 ms control period of a brake force (9.4 kN, 37.6 bar at 250 N
+ * per bar, for 10 ms on 1500 kg: 0.0626 m/s) sampled a period earlier or
+ * later (src/events/README.md). So that case is checked against Tc itself (BENCH_NETWORK_TOLERANCE),
+ * the figure printed as measured. Figures per
  * N: speedup of the Tc = 0.1 run over the sequential one, its largest relative
  * error against the conservative run, its rollbacks and efficiency
  * (committed / processed events), and the same speedup for Tc = 0.
@@ -69,6 +77,9 @@ static const char *const case_names[CASE_COUNT] = {"sequential", "conservative 2
 
 #define BENCH_THRESHOLD 0.1
 #define BENCH_TOLERANCE 1e-2
+/* the network placement's: a sampled brake force moved by one control
+ * period (see the top) is 0.05 of the transmission's speed */
+#define BENCH_NETWORK_TOLERANCE BENCH_THRESHOLD
 
 /* One machine-readable line of this bench: speculate.n<N>.<what>. */
 static void figure(unsigned n, const char *what, double value, const char *unit)
@@ -446,14 +457,15 @@ static int run_speculate_bench(int argc, char **argv)
                          sums[CASE_CONSERVATIVE] == sums[CASE_SEQUENTIAL];
         if (!identical)
             rc = 1;
-        bool within = error[CASE_THRESHOLD] <= BENCH_TOLERANCE &&
-                      error[CASE_NETWORK] <= BENCH_TOLERANCE;
-        if (!within)
+        bool within = error[CASE_THRESHOLD] <= BENCH_TOLERANCE;
+        bool net_within = error[CASE_NETWORK] <= BENCH_NETWORK_TOLERANCE;
+        if (!within || !net_within)
             rc = 1;
         printf("%4u Tc=0 results (lazy and aggressive cancellation) bit-identical to sequential"
-               " and conservative: %s; Tc=%g within"
-               " %g of conservative: %s\n", n, identical ? "yes" : "NO", BENCH_THRESHOLD,
-               BENCH_TOLERANCE, within ? "yes" : "NO");
+               " and conservative: %s; Tc=%g within %g of conservative: %s; network placement"
+               " within %g: %s (%.3g)\n", n, identical ? "yes" : "NO", BENCH_THRESHOLD,
+               BENCH_TOLERANCE, within ? "yes" : "NO", BENCH_NETWORK_TOLERANCE,
+               net_within ? "yes" : "NO", error[CASE_NETWORK]);
         const rtcosim_run_stats *tc = &last[CASE_THRESHOLD];
         figure(n, "speedup_vs_sequential",
                ratio(median[CASE_SEQUENTIAL], median[CASE_THRESHOLD]), "x");
