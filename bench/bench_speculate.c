@@ -387,6 +387,7 @@ static int run_speculate_bench(int argc, char **argv)
             goto next;
         }
         double wall[CASE_COUNT][50], cpu[CASE_COUNT][50], error[CASE_COUNT] = {0};
+        rtcosim_ecu_vehicle_error_at error_at[CASE_COUNT] = {{0}};
         uint64_t sums[CASE_COUNT] = {0};
         rtcosim_run_stats last[CASE_COUNT];
         memset(last, 0, sizeof last);
@@ -433,9 +434,12 @@ static int run_speculate_bench(int argc, char **argv)
                              * ones stood at Tc > 0 depends on timing) */
                 sums[c] = sum;
                 if (c >= CASE_SPECULATIVE) {
-                    double e = rtcosim_ecu_vehicle_max_rel_error(mine, ref, NULL);
-                    if (e > error[c])
+                    rtcosim_ecu_vehicle_error_at at;
+                    double e = rtcosim_ecu_vehicle_worst_error(mine, ref, &at);
+                    if (e > error[c]) {
                         error[c] = e;
+                        error_at[c] = at;
+                    }
                 }
             }
         double median[CASE_COUNT], cpu_ev[CASE_COUNT];
@@ -463,9 +467,15 @@ static int run_speculate_bench(int argc, char **argv)
             rc = 1;
         printf("%4u Tc=0 results (lazy and aggressive cancellation) bit-identical to sequential"
                " and conservative: %s; Tc=%g within %g of conservative: %s; network placement"
-               " within %g: %s (%.3g)\n", n, identical ? "yes" : "NO", BENCH_THRESHOLD,
+               " within %g: %s (%.3g", n, identical ? "yes" : "NO", BENCH_THRESHOLD,
                BENCH_TOLERANCE, within ? "yes" : "NO", BENCH_NETWORK_TOLERANCE,
                net_within ? "yes" : "NO", error[CASE_NETWORK]);
+        if (error[CASE_NETWORK] > 0.0) /* where: an ECU's sensor or actuator */
+            printf(", %s's %s %.9g against %.9g",
+                   rtcosim_ecu_name(rtcosim_ecu_vehicle_ecu(ref, error_at[CASE_NETWORK].ecu)),
+                   error_at[CASE_NETWORK].actuator ? "actuator" : "sensor",
+                   error_at[CASE_NETWORK].value, error_at[CASE_NETWORK].reference);
+        printf(")\n");
         const rtcosim_run_stats *tc = &last[CASE_THRESHOLD];
         figure(n, "speedup_vs_sequential",
                ratio(median[CASE_SEQUENTIAL], median[CASE_THRESHOLD]), "x");

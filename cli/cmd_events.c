@@ -185,8 +185,14 @@ static int compare_reference(const rtcosim_ecu_vehicle_config *vc, const rtcosim
         double e = rtcosim_ecu_vehicle_max_rel_error(vehicle, ref, &frames);
         bool same = rtcosim_ecu_vehicle_checksum(vehicle) == rtcosim_ecu_vehicle_checksum(ref);
         printf("reference   conservative run in %.3f s wall: results %s, max relative error of"
-               " the ECUs' sensors and actuators %.3g, CAN frames %s\n", stats.wall_s,
-               same ? "bit-identical" : "differ", e, frames ? "as many" : "differ in number");
+               " the ECUs' sensors and actuators %.3g", stats.wall_s,
+               same ? "bit-identical" : "differ", e);
+        rtcosim_ecu_vehicle_error_at at;
+        if (rtcosim_ecu_vehicle_worst_error(vehicle, ref, &at) > 0.0)
+            printf(" (%s's %s: %.9g against %.9g)",
+                   rtcosim_ecu_name(rtcosim_ecu_vehicle_ecu(vehicle, at.ecu)),
+                   at.actuator ? "actuator" : "sensor", at.value, at.reference);
+        printf(", CAN frames %s\n", frames ? "as many" : "differ in number");
     }
     rtcosim_ecu_vehicle_free(ref);
     rtcosim_events_free(sim);

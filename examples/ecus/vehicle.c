@@ -570,10 +570,12 @@ uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v)
     return hash_u64(h, logged);
 }
 
-double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
-                                         const rtcosim_ecu_vehicle *reference, bool *same_frames)
+double rtcosim_ecu_vehicle_worst_error(const rtcosim_ecu_vehicle *v,
+                                       const rtcosim_ecu_vehicle *reference,
+                                       rtcosim_ecu_vehicle_error_at *at)
 {
     double worst = 0.0;
+    rtcosim_ecu_vehicle_error_at where = {0};
     for (size_t i = 0; i < v->ecu_count && i < reference->ecu_count; i++) {
         double pairs[2][2] = {
             {rtcosim_ecu_sensor(v->ecus[i], 0), rtcosim_ecu_sensor(reference->ecus[i], 0)},
@@ -581,11 +583,23 @@ double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
         for (int k = 0; k < 2; k++) {
             double scale = fabs(pairs[k][1]) > 1.0 ? fabs(pairs[k][1]) : 1.0;
             double e = fabs(pairs[k][0] - pairs[k][1]) / scale;
-            if (!(e <= worst))
-                worst = e; /* NaN counts as the worst */
+            if (!(e <= worst)) { /* NaN counts as the worst */
+                worst = e;
+                where = (rtcosim_ecu_vehicle_error_at){.ecu = i, .actuator = k == 1,
+                                                       .value = pairs[k][0],
+                                                       .reference = pairs[k][1]};
+            }
         }
     }
+    if (at)
+        *at = where;
+    return worst;
+}
+
+double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
+                                         const rtcosim_ecu_vehicle *reference, bool *same_frames)
+{
     if (same_frames)
         *same_frames = rtcosim_can_bus_log_count(v->bus) == rtcosim_can_bus_log_count(reference->bus);
-    return worst;
+    return rtcosim_ecu_vehicle_worst_error(v, reference, NULL);
 }

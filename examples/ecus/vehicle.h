@@ -86,6 +86,17 @@ uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v);
  * a threshold against a reference run. The vehicles must match in size. */
 double rtcosim_ecu_vehicle_max_rel_error(const rtcosim_ecu_vehicle *v,
                                          const rtcosim_ecu_vehicle *reference, bool *same_frames);
+/* Where that largest difference is: the ECU (its index), whether the
+ * actuator or the sensor, and both runs' values (all zero when the runs
+ * agree exactly or have no ECU). */
+typedef struct rtcosim_ecu_vehicle_error_at {
+    size_t ecu;
+    bool actuator;
+    double value, reference;
+} rtcosim_ecu_vehicle_error_at;
+double rtcosim_ecu_vehicle_worst_error(const rtcosim_ecu_vehicle *v,
+                                       const rtcosim_ecu_vehicle *reference,
+                                       rtcosim_ecu_vehicle_error_at *at);
 
 /* The I/O contract of the engine firmware (examples/firmware/engine.c) as a
  * virtual-ECU configuration; name and path are referenced, not copied. */

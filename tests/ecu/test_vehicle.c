@@ -2,6 +2,7 @@
  * the sequential scheduler and the conservative one at 1, 2 and 4 threads (and
  * the global and lockstep ones), with active and passive plants; the system
  * file reader. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,6 +91,54 @@ static void results_and_can_log_identical_across_schedulers_passive_plants(void 
     check_identical(RTCOSIM_PLANT_PASSIVE);
 }
 
+/* Two runs of different lengths: the largest difference is found where it
+ * is, with both runs' values, and a run against itself has none. */
+static void worst_error_names_the_ecu_and_both_values(void **state)
+{
+    (void)state;
+    rtcosim_events *sim[2];
+    rtcosim_ecu_vehicle *v[2];
+    rtcosim_error err;
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(rtcosim_events_create(&sim[k], &err), RTCOSIM_OK);
+        rtcosim_ecu_vehicle_config c = {.ecus = 4, .plant_mode = RTCOSIM_PLANT_ACTIVE};
+        assert_int_equal(rtcosim_ecu_vehicle_build(sim[k], &c, &v[k], &err), RTCOSIM_OK);
+        rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL, .threads = 1,
+                                 .stop_time = (k ? 200 : 300) * RTCOSIM_NS_PER_MS};
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim[k], &o, &stats, &err), RTCOSIM_OK);
+    }
+    rtcosim_ecu_vehicle_error_at at = {.ecu = 7, .actuator = true, .value = 1.0};
+    assert_true(rtcosim_ecu_vehicle_worst_error(v[0], v[0], &at) == 0.0);
+    assert_int_equal(at.ecu, 0);
+    assert_false(at.actuator);
+    assert_true(at.value == 0.0 && at.reference == 0.0);
+
+    double e = rtcosim_ecu_vehicle_worst_error(v[0], v[1], &at);
+    assert_true(e > 0.0);
+    assert_true(e == rtcosim_ecu_vehicle_max_rel_error(v[0], v[1], NULL));
+    assert_true(at.ecu < 4);
+    rtcosim_ecu *a = rtcosim_ecu_vehicle_ecu(v[0], at.ecu), *b = rtcosim_ecu_vehicle_ecu(v[1], at.ecu);
+    assert_true(at.value == (at.actuator ? rtcosim_ecu_actuator(a, 0) : rtcosim_ecu_sensor(a, 0)));
+    assert_true(at.reference ==
+                (at.actuator ? rtcosim_ecu_actuator(b, 0) : rtcosim_ecu_sensor(b, 0)));
+    double scale = fabs(at.reference) > 1.0 ? fabs(at.reference) : 1.0;
+    assert_true(fabs(fabs(at.value - at.reference) / scale - e) <= 1e-15 * e);
+    for (size_t i = 0; i < 4; i++) { /* no other value differs more */
+        rtcosim_ecu *x = rtcosim_ecu_vehicle_ecu(v[0], i), *y = rtcosim_ecu_vehicle_ecu(v[1], i);
+        double pairs[2][2] = {{rtcosim_ecu_sensor(x, 0), rtcosim_ecu_sensor(y, 0)},
+                              {rtcosim_ecu_actuator(x, 0), rtcosim_ecu_actuator(y, 0)}};
+        for (int k = 0; k < 2; k++) {
+            double sc = fabs(pairs[k][1]) > 1.0 ? fabs(pairs[k][1]) : 1.0;
+            assert_true(fabs(pairs[k][0] - pairs[k][1]) / sc <= e);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        rtcosim_ecu_vehicle_free(v[k]);
+        rtcosim_events_free(sim[k]);
+    }
+}
+
 static void system_file_sets_vehicle_and_run(void **state)
 {
     (void)state;
@@ -154,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(results_and_can_log_identical_across_schedulers_active_plants),
         cmocka_unit_test(results_and_can_log_identical_across_schedulers_passive_plants),
+        cmocka_unit_test(worst_error_names_the_ecu_and_both_values),
         cmocka_unit_test(system_file_sets_vehicle_and_run),
         cmocka_unit_test(system_file_errors_name_file_and_line),
     };
