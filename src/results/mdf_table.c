@@ -314,9 +314,9 @@ static void data_group_of(const group *g, size_t ng, size_t k, size_t *first, si
 typedef struct cursor {
     const group *g;
     mdf_recs recs;
-    bool open;
+    bool open, done;     /* done: past its last record */
     size_t n;            /* its records taken */
-    double t;            /* the head's time; INFINITY past the last */
+    double t;            /* the head's time (a record may say +inf) */
     const uint8_t *rec;  /* the head's bytes */
     size_t *cols, ncols; /* kept columns of this group */
 } cursor;
@@ -330,7 +330,7 @@ static bool cursor_next(cursor *c, rtcosim_status *st)
     double before = c->t;
     for (;;) {
         if (mdf_recs_next(&c->recs, &h, &c->rec, &size, st) <= 0) {
-            c->t = INFINITY;
+            c->done = true;
             return *st == RTCOSIM_OK;
         }
         if (h == c->g)
@@ -375,13 +375,17 @@ static rtcosim_status stream_records(rd *r, group *g, size_t ng, const size_t *k
             *outcome = RESULT_OUT_OF_ORDER;
     while (st == RTCOSIM_OK && *outcome == RESULT_STREAMED) {
         double t = INFINITY;
+        bool any = false;
         for (size_t j = 0; j < nk; j++)
-            t = cs[j].t < t ? cs[j].t : t;
-        if (t == INFINITY)
+            if (!cs[j].done) {
+                t = any && cs[j].t >= t ? t : cs[j].t;
+                any = true;
+            }
+        if (!any)
             break;
         for (size_t j = 0; j < nk && *outcome == RESULT_STREAMED; j++) {
             cursor *c = &cs[j];
-            while (c->t == t) {
+            while (!c->done && c->t == t) {
                 const uint8_t *inval = c->g->inval_bytes ? c->rec + c->g->data_bytes : NULL;
                 for (size_t m = 0; m < c->ncols; m++)
                     held[c->cols[m]] = mdf_value(&c->g->chans[plan[c->cols[m]].i], c->rec,

@@ -50,6 +50,28 @@ def open_ended():
     return bytes(f.data)
 
 
+def infinite_time():
+    """measurement() and a sorted group whose last record's time is +inf: read
+    selected with the others (a union of times) and streamed, it is a row too
+    (the merge once took +inf for a group past its end and lost it)."""
+    f = measurement()
+    dg = f.block(b"DG", [0, 0, 0, 0], bytes(8))
+    g = f.block(b"CG", [0, 0, 0, 0, 0, 0], struct.pack("<QQHHIII", 0, 3, 0, 0, 0, 16, 0))
+    cns = [f.block(b"CN", [0, 0, f.text(b"TX", n), 0, 0, 0, 0, 0],
+                   struct.pack("<BBBBIIIIBBH6d", t, 1 if t == 2 else 0, 4, 0, o, 64, 0, 0, 0, 0, 0,
+                               0, 0, 0, 0, 0, 0)) for n, t, o in (("t", 2, 0), ("at_inf", 0, 8))]
+    f.link(cns[0], 0, cns[1])
+    f.link(g, 1, cns[0])
+    f.link(dg, 1, g)
+    at = struct.unpack_from("<Q", f.data, 64 + 24)[0]
+    while struct.unpack_from("<Q", f.data, at + 24)[0]:
+        at = struct.unpack_from("<Q", f.data, at + 24)[0]
+    f.link(at, 0, dg)
+    dt = f.block(b"DT", [], struct.pack("<6d", 0.0, 7.0, 0.5, 8.0, float("inf"), 9.0))
+    f.link(dg, 2, dt)
+    return bytes(f.data)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     good = {
         "rig.mf4": bytes(measurement().data),
@@ -59,6 +81,7 @@ with tempfile.TemporaryDirectory() as tmp:
         "tables.mdf": bytes(tables3().data),
         "pole.mf4": bytes(with_pole().data),
         "open.mf4": open_ended(),
+        "inf.mf4": infinite_time(),
     }
     g = bytes(measurement().data)
     good["flags.mf4"] = g[:60] + b"\x05\x00" + g[62:]
