@@ -275,8 +275,16 @@ int main(int argc, char **argv)
     if (!split)
         return cli_fail("out of memory");
     for (size_t i = 0; i < rtcosim_cli_cmd_count; i++)
-        if (strcmp(split[1], rtcosim_cli_cmd_s[i]->name) == 0)
-            return rtcosim_cli_cmd_s[i]->run(split_argc - 1, split + 1);
+        if (strcmp(split[1], rtcosim_cli_cmd_s[i]->name) == 0) {
+            int rc = rtcosim_cli_cmd_s[i]->run(split_argc - 1, split + 1);
+            /* what a command printed is its result (info's tables, compare's
+             * verdict, a run's summary): lost on a full disk or a closed
+             * pipe, the command failed */
+            if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0)
+                rc = cli_fail("writing standard output failed: %s",
+                              errno ? strerror(errno) : "an earlier write failed");
+            return rc;
+        }
     const char *near = NULL;
     for (size_t i = 0; i < rtcosim_cli_cmd_count; i++) {
         size_t d = cli_edit_distance(argv[1], rtcosim_cli_cmd_s[i]->name);

@@ -166,6 +166,8 @@ static rtcosim_status check(const curve *checked, const curve *band, double lo, 
             pass = nan;
         else if (!any)
             pass = false;
+        else if (isinf(v)) /* only the same infinity matches it (inf - inf is NaN) */
+            pass = blo == v || bhi == v;
         else if (checked_is_ref)
             pass = blo - tol_at(tol, v) <= v && v <= bhi + tol_at(tol, v);
         else

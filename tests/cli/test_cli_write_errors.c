@@ -1,7 +1,8 @@
 /* Results that cannot be written are reported, never announced as written:
  * `run` (offline and real time) into /dev/full (every write fails with
  * ENOSPC) exits 1 naming the file and prints no "wrote N rows"; a report
- * directory that cannot be created is refused before the run starts. */
+ * directory that cannot be created is refused before the run starts; a
+ * command whose printed result (info, compare) cannot be written exits 1. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +18,10 @@
 
 #include "util/test_util.h"
 
-/* Run the CLI with args (NULL-terminated); stdout/stderr into dir; exit code. */
-static int run_cli(const char *dir, const char *const *args, char **out, char **err)
+/* Run the CLI with args (NULL-terminated); stdout (into `stdout_to` when
+ * given, then *out is empty) and stderr into dir; exit code. */
+static int run_cli_to(const char *dir, const char *const *args, const char *stdout_to, char **out,
+                      char **err)
 {
     char out_path[512], err_path[512];
     snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
@@ -33,7 +36,7 @@ static int run_cli(const char *dir, const char *const *args, char **out, char **
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fo = open(stdout_to ? stdout_to : out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fo < 0 || fe < 0)
             _exit(126);
@@ -44,9 +47,43 @@ static int run_cli(const char *dir, const char *const *args, char **out, char **
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    *out = strdup(tu_read_file(out_path, NULL));
+    *out = strdup(stdout_to ? "" : tu_read_file(out_path, NULL));
     *err = strdup(tu_read_file(err_path, NULL));
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int run_cli(const char *dir, const char *const *args, char **out, char **err)
+{
+    return run_cli_to(dir, args, NULL, out, err);
+}
+
+/* What a command prints is its result: `info`'s description and
+ * `compare`'s verdict into a full disk are an error, exit 1. */
+static void a_result_printed_into_a_full_disk_is_an_error(void **state)
+{
+    (void)state;
+    struct stat sb;
+    if (stat("/dev/full", &sb) != 0)
+        skip();
+    char *dir = tu_make_dir();
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/r.csv", dir);
+    tu_write_file(csv, "time,y\n0,1\n1,2\n");
+    const char *info[] = {"info", SPRINGS_SSD, NULL};
+    const char *compare[] = {"compare", csv, csv, NULL};
+    const char *const *cases[] = {info, compare};
+    for (size_t i = 0; i < 2; i++) {
+        char *out, *err;
+        assert_int_equal(run_cli_to(dir, cases[i], "/dev/full", &out, &err), 1);
+        if (!strstr(err, "writing standard output failed: No space left on device"))
+            fail_msg("stderr: %s", err);
+        free(out);
+        free(err);
+        assert_int_equal(run_cli(dir, cases[i], &out, &err), 0); /* (a file: fine) */
+        free(out);
+        free(err);
+    }
+    tu_drop_dir(dir);
 }
 
 static void results_into_a_full_disk_are_an_error_not_rows_written(void **state)
@@ -106,6 +143,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(results_into_a_full_disk_are_an_error_not_rows_written),
         cmocka_unit_test(impossible_report_directory_is_refused_before_the_run),
+        cmocka_unit_test(a_result_printed_into_a_full_disk_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -204,6 +204,38 @@ static void nan_matches_nan_only(void **state)
     rtcosim_compare_result_free(r);
 }
 
+/* An infinite sample (an FMU's overflow, a CSV's "inf") matches the same
+ * infinity only: a run against itself matches (inf - inf is NaN, which
+ * once made it differ from itself), against -inf or a number it differs. */
+static void infinity_matches_the_same_infinity_only(void **state)
+{
+    const char *dir = *state;
+    const char *texts[3] = {"time,y\n0,1\n1,inf\n2,3\n", "time,y\n0,1\n1,-inf\n2,3\n",
+                            "time,y\n0,1\n1,2\n2,3\n"};
+    char paths[3][4200];
+    for (int k = 0; k < 3; k++) {
+        snprintf(paths[k], sizeof paths[k], "%s/inf%d.csv", dir, k);
+        FILE *out = fopen(paths[k], "w");
+        assert_non_null(out);
+        fputs(texts[k], out);
+        fclose(out);
+    }
+    rtcosim_compare_options o = opts(1e-6, 0, 1e-6, 0);
+    for (int k = 0; k < 2; k++) {
+        rtcosim_compare_result *r = compare(paths[k], paths[k], &o);
+        assert_int_equal(r->differing, 0);
+        rtcosim_compare_result_free(r);
+    }
+    for (int k = 1; k < 3; k++)
+        for (int way = 0; way < 2; way++) {
+            rtcosim_compare_result *r = way ? compare(paths[k], paths[0], &o)
+                                            : compare(paths[0], paths[k], &o);
+            assert_int_equal(r->differing, 1);
+            assert_true(r->variables[0].first_outside_time == 1.0);
+            rtcosim_compare_result_free(r);
+        }
+}
+
 static void missing_variable_short_span_and_range_floor(void **state)
 {
     const char *dir = *state;
@@ -325,6 +357,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(spike_found_in_either_run, tu_scratch_setup,
                                         tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(nan_matches_nan_only, tu_scratch_setup,
+                                        tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(infinity_matches_the_same_infinity_only, tu_scratch_setup,
                                         tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(missing_variable_short_span_and_range_floor,
                                         tu_scratch_setup, tu_scratch_teardown),
