@@ -40,6 +40,20 @@ int cli_fail(const char *fmt, ...)
 int cli_check_output_not_input(const char *option, const char *output,
                                const char *const *inputs, size_t count);
 
+/* Every file a command writes (option name, path; NULL paths skipped)
+ * against its inputs as above, and against each other: two outputs naming
+ * one file (interleaved, or one replacing the other) are refused too. */
+typedef struct cli_output {
+    const char *option, *path;
+} cli_output;
+int cli_check_outputs(const cli_output *outputs, size_t n_out, const char *const *inputs,
+                      size_t n_in);
+
+/* Refuse (cli_fail, exit 1) a file the command writes at its end when it
+ * cannot be: a directory, an unwritable file, a missing or unwritable
+ * directory for a new one. Checked first so that a run is not wasted. */
+int cli_check_output_file(const char *option, const char *path);
+
 /* Refuse (cli_fail, exit 1) a directory the run will write into at its end
  * (e.g. --rt-report) when it cannot be: an existing non-directory, an
  * unwritable directory, or a missing one whose parent is not a writable

@@ -215,6 +215,9 @@ static int parse_options(int argc, char **argv, anytime_options *o)
     }
     if (!o->fmu_path)
         return cli_fail("anytime: no FMU given (see rtcosim anytime --help)");
+    if (cli_check_output_not_input("--output-file", o->output_file, &o->fmu_path, 1) != 0 ||
+        cli_check_output_file("--output-file", o->output_file) != 0)
+        return 1;
     if (steps_text && solvers_text)
         return cli_fail("anytime: give either --steps (co-simulation) or --solvers (model "
                         "exchange), not both");

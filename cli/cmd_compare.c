@@ -205,12 +205,10 @@ static int run_compare(int argc, char **argv)
     if (rc == 0 && o.fmi_cross_check && tolerance_given)
         rc = cli_fail("compare: %s does not apply with --fmi-cross-check (its band is the "
                       "cross-check's own)", tolerance_given);
-    if (rc == 0 && report)
-        rc = cli_check_output_not_input("--report", report, files, 2);
-    if (rc == 0 && plot)
-        rc = cli_check_output_not_input("--plot", plot, files, 2);
-    if (rc == 0 && junit)
-        rc = cli_check_output_not_input("--junit", junit, files, 2);
+    if (rc == 0) {
+        const cli_output outs[] = {{"--report", report}, {"--plot", plot}, {"--junit", junit}};
+        rc = cli_check_outputs(outs, 3, files, 2);
+    }
     rtcosim_compare_result *r = NULL;
     if (rc == 0) {
         o.variables = vars;

@@ -131,6 +131,8 @@ static int run(int argc, char **argv)
     }
     if (!source)
         return cli_fail("dcp-slave: no FMU given (usage: rtcosim dcp-slave FMU --udp HOST:PORT)");
+    if (cli_check_output_not_input("--dcpx", dcpx, &source, 1) != 0)
+        return 1;
     bool udp = udp_given || !tcp_given;
     rtcosim_dcp_slave_config cfg = {.host = udp ? host : NULL, .port = port,
                                     .tcp_host = tcp_given ? tcp_host : NULL, .tcp_port = tcp_port,

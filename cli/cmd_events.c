@@ -461,6 +461,12 @@ static int run_events(int argc, char **argv)
             memcpy(vc.firmware_path, given_vc.firmware_path, sizeof vc.firmware_path);
         }
     }
+    {
+        const cli_output outs[] = {{"--can-log", can_log}, {"--speculate-stats", spec_csv}};
+        const char *ins[] = {system, replay.path[0] ? replay.path : NULL};
+        if (cli_check_outputs(outs, 2, ins, 2) != 0)
+            return 1;
+    }
     bool speculative = ro.scheduler == RTCOSIM_SCHEDULER_SPECULATIVE;
     if ((spec_csv || reference || ro.correction_capacity > 0) && !speculative)
         return cli_fail("events: --speculate-stats, --reference and --correction-capacity need"

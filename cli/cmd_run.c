@@ -219,7 +219,11 @@ static int run_system(const run_args *a)
             inputs[n++] = a->input_file;
         for (size_t i = 0; i < a->parameter_set_count; i++)
             inputs[n++] = a->parameter_sets[i];
-        int bad = cli_check_output_not_input("--output-file", a->output_file, inputs, n);
+        const cli_output outs[] = {{"--output-file", a->output_file},
+                                   {"--coupling-stats", a->coupling_stats},
+                                   {"--speculate-stats", a->speculate.stats_file},
+                                   {"--can-log", a->can.log_path}};
+        int bad = cli_check_outputs(outs, 4, inputs, n);
         free(inputs);
         if (bad)
             return bad;

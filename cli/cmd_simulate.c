@@ -571,6 +571,21 @@ static int run_simulate(int argc, char **argv)
         goto done;
     }
     rc = 1;
+    {
+        /* nothing written may be an input or another output, checked before
+         * the logs are opened (truncated) */
+        char default_file[4096];
+        default_output_file(a.fmu, default_file, sizeof default_file);
+        const char *results = a.output_file ? a.output_file : default_file;
+        const cli_output outs[] = {{"--output-file", strcmp(results, "-") ? results : NULL},
+                                   {"--log-file", a.log_file},
+                                   {"--fmi-log-file", a.fmi_log_file},
+                                   {"--final-fmu-state-file", a.final_state_file}};
+        const char *ins[] = {a.fmu, a.input_file, a.initial_state_file};
+        if (cli_check_outputs(outs, 4, ins, 3) != 0 ||
+            cli_check_output_file("--final-fmu-state-file", a.final_state_file) != 0)
+            goto done;
+    }
     if (open_logs(&a, &logs) != 0)
         goto done;
     if (a.log_fmi_calls && rtcosim_log_get_level() < RTCOSIM_LOG_DEBUG)

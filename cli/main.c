@@ -60,6 +60,83 @@ int cli_check_output_not_input(const char *option, const char *output,
     return 0;
 }
 
+/* Where a path would be written: its directory resolved (".", links) and
+ * its last name; NULL when the directory does not resolve. */
+static char *target_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    free(dir);
+    if (!real)
+        return NULL;
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(real) + strlen(base) + 2;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s/%s", real, base);
+    free(real);
+    return out;
+}
+
+/* Two outputs that are one file: the same existing regular file, or the
+ * same path once resolved (a terminal or /dev/null may be named twice). */
+static bool same_output(const char *a, const char *b)
+{
+    struct stat x, y;
+    bool ax = stat(a, &x) == 0, bx = stat(b, &y) == 0;
+    if (ax && bx)
+        return S_ISREG(x.st_mode) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+    if (ax || bx)
+        return false;
+    char *ta = target_of(a), *tb = target_of(b);
+    bool same = ta && tb && strcmp(ta, tb) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+int cli_check_outputs(const cli_output *outputs, size_t n_out, const char *const *inputs,
+                      size_t n_in)
+{
+    for (size_t i = 0; i < n_out; i++) {
+        if (!outputs[i].path)
+            continue;
+        int rc = cli_check_output_not_input(outputs[i].option, outputs[i].path, inputs, n_in);
+        if (rc)
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (outputs[j].path && same_output(outputs[i].path, outputs[j].path))
+                return cli_fail("%s %s: is also the file of %s; two outputs cannot share a file",
+                                outputs[i].option, outputs[i].path, outputs[j].option);
+    }
+    return 0;
+}
+
+int cli_check_output_file(const char *option, const char *path)
+{
+    if (!path)
+        return 0;
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return S_ISDIR(st.st_mode) ? cli_fail("%s %s: is a directory", option, path)
+               : access(path, W_OK) != 0 ? cli_fail("%s %s: cannot be written: %s", option, path,
+                                                    strerror(errno))
+                                         : 0;
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return cli_fail("out of memory");
+    int rc = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        rc = cli_fail("%s %s: its directory %s does not exist", option, path, dir);
+    else if (access(dir, W_OK) != 0)
+        rc = cli_fail("%s %s: its directory %s is not writable: %s", option, path, dir,
+                      strerror(errno));
+    free(dir);
+    return rc;
+}
+
 int cli_check_output_dir(const char *option, const char *dir)
 {
     if (!dir)

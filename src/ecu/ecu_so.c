@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/elf_check.h"
 #include "ecu_internal.h"
 #include "ecu_so_elf.h"
 #include "rtcosim/ecu_so.h"
@@ -122,7 +123,7 @@ static rtcosim_status load_copy(ecu_so *so, const unsigned char *bytes, size_t s
     if (!written) {
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write its copy %s: %s", so->path,
                                file, strerror(errno));
-    } else {
+    } else if ((st = util_elf_check_loadable(file, so->path, err)) == RTCOSIM_OK) {
         /* RTLD_NOW: every import bound here, none on the run's threads */
         so->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
         if (!so->handle) {

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/elf_check.h"
 #include "archive/archive.h"
 #include "fmi/fmu_internal.h"
 
@@ -357,6 +358,11 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
                                  "loaded already: give the .fmu archive, which rtcosim unpacks "
                                  "once per instance", f->archive_path);
     }
+    char label[1024];
+    snprintf(label, sizeof label, "%s: %s", f->archive_path, relative);
+    rtcosim_status checked = util_elf_check_loadable(f->binary_path, label, err);
+    if (checked != RTCOSIM_OK)
+        return checked; /* (a truncated library would be a SIGBUS inside dlopen) */
     f->library = dlopen(f->binary_path, RTLD_NOW | RTLD_LOCAL);
     if (!f->library) {
         const char *why = dlerror();
