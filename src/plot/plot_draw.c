@@ -16,6 +16,7 @@
 #include "plot/plplot_dl.h"
 
 #include "plot/plot_internal.h"
+#include "plot/plot_out.h"
 #include "util/text.h"
 #include "rtcosim/log.h"
 
@@ -555,22 +556,19 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
     }
 
     /* Everything PLplot would exit() on is checked here, before plinit. */
-    FILE *probe = fopen(output, "wb");
-    if (!probe) {
-        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", output, strerror(errno));
-        goto done;
-    }
-    fclose(probe);
     if (!driver_available(device)) {
         st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                "%s: the PLplot '%s' driver is not installed (Debian: plplot-driver-cairo)",
                                output, device);
         goto done;
     }
+    plot_out out;
+    if ((st = plot_out_open(&out, output, err)) != RTCOSIM_OK)
+        goto done;
 
     plsabort(log_plplot_abort);
     plsdev(device);
-    plsfnam(output);
+    plsfile(out.stream); /* (its writes' errors: plot_out) */
     plspage(0, 0, width, height, 0, 0);
     plscolbg(255, 255, 255);
     plscmap0n(FIRST_SERIES_COLOR + (PLINT)PALETTE_SIZE);
@@ -700,6 +698,8 @@ rtcosim_status plot_render(const plot_request *req, const char *output, plot_lay
         }
     }
     plend();
+    if ((st = plot_out_finish(&out, output, err)) != RTCOSIM_OK)
+        goto done;
     if (layout_out)
         *layout_out = *l;
     if (stats) {

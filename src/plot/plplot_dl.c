@@ -29,6 +29,7 @@ static const util_lazy_symbol symbols[] = {
     {(void **)&rtcosim_plplot.f_c_plscolbg, "c_plscolbg"},
     {(void **)&rtcosim_plplot.f_c_plsdev, "c_plsdev"},
     {(void **)&rtcosim_plplot.f_c_plsfnam, "c_plsfnam"},
+    {(void **)&rtcosim_plplot.f_plsfile, "plsfile"},
     {(void **)&rtcosim_plplot.f_c_plspage, "c_plspage"},
     {(void **)&rtcosim_plplot.f_c_plssym, "c_plssym"},
     {(void **)&rtcosim_plplot.f_c_plvpor, "c_plvpor"},

@@ -30,6 +30,7 @@ typedef struct rtcosim_plplot_api {
     __typeof__(c_plscolbg) *f_c_plscolbg;
     __typeof__(c_plsdev) *f_c_plsdev;
     __typeof__(c_plsfnam) *f_c_plsfnam;
+    __typeof__(plsfile) *f_plsfile;
     __typeof__(c_plspage) *f_c_plspage;
     __typeof__(c_plssym) *f_c_plssym;
     __typeof__(c_plvpor) *f_c_plvpor;
@@ -61,6 +62,7 @@ rtcosim_status rtcosim_plplot_load(rtcosim_error *err);
 #define c_plscolbg (*rtcosim_plplot.f_c_plscolbg)
 #define c_plsdev (*rtcosim_plplot.f_c_plsdev)
 #define c_plsfnam (*rtcosim_plplot.f_c_plsfnam)
+#define plsfile (*rtcosim_plplot.f_plsfile)
 #define c_plspage (*rtcosim_plplot.f_c_plspage)
 #define c_plssym (*rtcosim_plplot.f_c_plssym)
 #define c_plvpor (*rtcosim_plplot.f_c_plvpor)

@@ -2,7 +2,8 @@
  * `run` (offline and real time) into /dev/full (every write fails with
  * ENOSPC) exits 1 naming the file and prints no "wrote N rows"; a report
  * directory that cannot be created is refused before the run starts; a
- * command whose printed result (info, compare) cannot be written exits 1. */
+ * command whose printed result (info, compare) or plot cannot be written
+ * exits 1. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,7 +60,7 @@ static int run_cli(const char *dir, const char *const *args, char **out, char **
 
 /* What a command prints is its result: `info`'s description and
  * `compare`'s verdict into a full disk are an error, exit 1. */
-static void a_result_printed_into_a_full_disk_is_an_error(void **state)
+static void a_result_printed_or_plotted_into_a_full_disk_is_an_error(void **state)
 {
     (void)state;
     struct stat sb;
@@ -69,6 +70,21 @@ static void a_result_printed_into_a_full_disk_is_an_error(void **state)
     char csv[600];
     snprintf(csv, sizeof csv, "%s/r.csv", dir);
     tu_write_file(csv, "time,y\n0,1\n1,2\n");
+    /* a plot into a full disk: PLplot's own writes (the stream it is given) */
+    for (int k = 0; k < 3; k++) {
+        static const char *const names[] = {"full.svg", "full.png", "full.pdf"};
+        char link[600];
+        snprintf(link, sizeof link, "%s/%s", dir, names[k]);
+        assert_int_equal(symlink("/dev/full", link), 0);
+        const char *plot[] = {"plot", csv, "-o", link, NULL};
+        char *out, *err;
+        assert_int_equal(run_cli(dir, plot, &out, &err), 1);
+        if (!strstr(err, "writing the plot failed: No space left on device"))
+            fail_msg("stderr: %s", err);
+        free(out);
+        free(err);
+        unlink(link);
+    }
     const char *info[] = {"info", SPRINGS_SSD, NULL};
     const char *compare[] = {"compare", csv, csv, NULL};
     const char *const *cases[] = {info, compare};
@@ -143,7 +159,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(results_into_a_full_disk_are_an_error_not_rows_written),
         cmocka_unit_test(impossible_report_directory_is_refused_before_the_run),
-        cmocka_unit_test(a_result_printed_into_a_full_disk_is_an_error),
+        cmocka_unit_test(a_result_printed_or_plotted_into_a_full_disk_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
