@@ -52,6 +52,10 @@ void bench_remove_tree(const char *dir);
  * *i moves to the value) or `--name=VALUE`; the value in *value. */
 bool bench_option(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* A whole decimal number in [lo, hi] (no sign, no trailing text): false
+ * otherwise, *out untouched. */
+bool bench_parse_count(const char *text, unsigned long lo, unsigned long hi, unsigned long *out);
+
 /* Directory for scratch files of a benchmark run (created; $TMPDIR or /tmp). */
 const char *bench_scratch_dir(void);
 

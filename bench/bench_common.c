@@ -162,3 +162,16 @@ bool bench_option(int argc, char **argv, int *i, const char *name, const char **
     *value = argv[++*i];
     return true;
 }
+
+bool bench_parse_count(const char *text, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+    if (!text || *text < '0' || *text > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}

@@ -16,9 +16,10 @@ static int run(int argc, char **argv)
     size_t iterations = 100000;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
-            long n = strtol(argv[++i], NULL, 10);
-            if (n < 1) {
-                fprintf(stderr, "rtcosim: bench isolate: --iterations must be >= 1\n");
+            unsigned long n;
+            if (!bench_parse_count(argv[++i], 1, 100000000, &n)) {
+                fprintf(stderr, "rtcosim: bench isolate: --iterations must be a whole number"
+                        " from 1 to 100000000, not '%s'\n", argv[i]);
                 return 2;
             }
             iterations = (size_t)n;

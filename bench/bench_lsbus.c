@@ -361,9 +361,15 @@ static int run_lsbus_bench(int argc, char **argv)
             repeats = 1;
             tr.stop = RTCOSIM_NS_PER_S;
         } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
-            repeats = (unsigned)strtoul(argv[++i], NULL, 10);
+            unsigned long v;
+            if (!bench_parse_count(argv[++i], 1, 1000, &v))
+                return usage();
+            repeats = (unsigned)v;
         } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
-            tr.nodes = (unsigned)strtoul(argv[++i], NULL, 10);
+            unsigned long v;
+            if (!bench_parse_count(argv[++i], 1, 1000, &v))
+                return usage();
+            tr.nodes = (unsigned)v;
         } else if ((strcmp(argv[i], "--stop-time") == 0 || strcmp(argv[i], "--period") == 0) &&
                    i + 1 < argc) {
             rtcosim_time_ns *dst = argv[i][2] == 's' ? &tr.stop : &tr.period;

@@ -75,7 +75,16 @@ fail:
 
 static int run(int argc, char **argv)
 {
-    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            quick = true;
+        } else {
+            fprintf(strcmp(argv[i], "--help") == 0 ? stdout : stderr,
+                    "usage: rtcosim bench me [--quick]\n");
+            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        }
+    }
     const rtcosim_time_ns stop = (quick ? 1 : 10) * RTCOSIM_NS_PER_S;
     const int repeats = quick ? 1 : 5;
     static const me_case cases[] = {

@@ -325,18 +325,23 @@ static int run_speculate_bench(int argc, char **argv)
         } else if (strcmp(argv[i], "--no-cosim") == 0) {
             cosim = false;
         } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
-            repeats = (unsigned)strtoul(argv[++i], NULL, 10);
+            unsigned long v; /* (the medians' arrays hold 50) */
+            if (!bench_parse_count(argv[++i], 1, 50, &v))
+                return usage();
+            repeats = (unsigned)v;
         } else if (strcmp(argv[i], "--stop-time") == 0 && i + 1 < argc) {
             if (rtcosim_time_parse_seconds(argv[++i], &stop, &err) != RTCOSIM_OK || stop <= 0)
                 return usage();
         } else if (strcmp(argv[i], "--process-repeats") == 0 && i + 1 < argc) {
-            char *end;
-            unsigned long v = strtoul(argv[++i], &end, 10);
-            if (*end || v > 50)
+            unsigned long v;
+            if (!bench_parse_count(argv[++i], 0, 50, &v))
                 return usage();
             process_repeats = (unsigned)v;
         } else if (strcmp(argv[i], "--checkpoint-interval") == 0 && i + 1 < argc) {
-            checkpoint = (unsigned)strtoul(argv[++i], NULL, 10);
+            unsigned long v;
+            if (!bench_parse_count(argv[++i], 0, 1u << 20, &v))
+                return usage();
+            checkpoint = (unsigned)v;
         } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
             size_count = 0;
             for (char *p = argv[++i]; *p && size_count < 8; p += *p == ',') {

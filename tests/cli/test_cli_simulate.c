@@ -571,20 +571,24 @@ static void default_columns_are_the_modelstructure_outputs_isolated_too(void **s
 static void state_file_errors_are_named(void **state)
 {
     (void)state;
-    tu_write_file(tu_scratch("empty.bin"), "");
+    /* (paths of their own: tu_scratch's buffers rotate, and a reused one
+     * once made --final-fmu-state-file the -o file below) */
+    char *none = strdup(tu_scratch("none.bin")), *empty = strdup(tu_scratch("empty.bin")),
+         *me = strdup(tu_scratch("me.bin")), *x = strdup(tu_scratch("x.csv"));
+    tu_write_file(empty, "");
     struct {
         const char *args[12];
         const char *message;
     } cases[] = {
-        {{"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--initial-fmu-state-file",
-          tu_scratch("none.bin"), NULL}, "none.bin: cannot open"},
-        {{"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--initial-fmu-state-file",
-          tu_scratch("empty.bin"), NULL}, "empty.bin: empty: no FMU state"},
+        {{"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--initial-fmu-state-file", none, NULL},
+         "none.bin: cannot open"},
+        {{"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--initial-fmu-state-file", empty, NULL},
+         "empty.bin: empty: no FMU state"},
         {{"simulate", RTCOSIM_FMU_BOUNCINGBALL_FMI1ME, "--interface-type", "me",
-          "--final-fmu-state-file", tu_scratch("me.bin"), NULL},
+          "--final-fmu-state-file", me, NULL},
          "needs an FMU that can serialize its state"},
         {{"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--start-value", "x0", "2",
-          "--initial-fmu-state-file", tu_scratch("empty.bin"), NULL},
+          "--initial-fmu-state-file", empty, NULL},
          "start value 'x0': the run starts from the state in"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -593,13 +597,17 @@ static void state_file_errors_are_named(void **state)
         while (a[n])
             n++;
         a[n++] = "-o";
-        a[n++] = tu_scratch("x.csv");
+        a[n++] = x;
         a[n] = NULL;
         assert_int_equal(run_cli(tu_scratch("e.err"), a), 1);
         char *err = tu_read_file(tu_scratch("e.err"), NULL);
         if (!strstr(err, cases[i].message) || strchr(err, '\n') != strrchr(err, '\n'))
             fail_msg("case %zu: stderr: %s", i, err);
     }
+    free(none);
+    free(empty);
+    free(me);
+    free(x);
 }
 
 int main(void)
