@@ -42,6 +42,7 @@ typedef struct parser {
     char *end;   /* end of the data (a NUL is there) */
     size_t line; /* number of the line last returned */
     bool any_first_column; /* a general table: the first column need not be "time" */
+    bool units_seen;       /* the units row under the header, skipped */
 } parser;
 
 enum { QUOTE_IN_MESSAGE = 40 }; /* characters of a bad field shown in a message */
@@ -181,6 +182,14 @@ static rtcosim_status read_rows(parser *p, rtcosim_csv *t, char **fields, rtcosi
             return rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                      "%s:%zu: %zu values, expected %zu (time and the %zu columns of the header)",
                                      p->name, p->line, n, expected, t->column_count);
+        /* a units row under the header, as `--csv-units` writes it (and
+         * convert, plot and compare read it): its time cell is a unit */
+        if (t->row_count == 0 && !p->units_seen &&
+            (strcmp(fields[0], "s") == 0 || strcmp(fields[0], "sec") == 0 ||
+             strcmp(fields[0], "[s]") == 0)) {
+            p->units_seen = true;
+            continue;
+        }
         if (t->row_count == t->row_capacity && (st = grow_rows(t, err)) != RTCOSIM_OK)
             return st;
         size_t row = t->row_count;

@@ -41,6 +41,23 @@ static void accepts_quoted_headers_crlf_blank_lines_and_bom(void **state)
     rtcosim_csv_free(t);
 }
 
+/* The units row `simulate --csv-units` writes under the header ("s" in
+ * the time column, as plot, convert and compare read it) is no row; a
+ * second one, or one after the first row, is a bad time. */
+static void a_units_row_under_the_header_is_skipped(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = tu_csv("\"time\",\"u\"\n\"s\",\"V\"\n0,1\n1,3\n");
+    assert_int_equal(rtcosim_csv_row_count(t), 2);
+    assert_int_equal(rtcosim_csv_time(t, 0), 0);
+    assert_true(rtcosim_csv_value(t, 0, 0) == 1.0);
+    assert_true(rtcosim_csv_value(t, 1, 0) == 3.0);
+    assert_int_equal(rtcosim_csv_line(t, 0), 3);
+    rtcosim_csv_free(t);
+    expect_error("time,u\ns,V\ns,V\n0,1\n", RTCOSIM_EFORMAT, "in.csv:3: time 's' is not a valid time");
+    expect_error("time,u\n0,1\ns,V\n", RTCOSIM_EFORMAT, "in.csv:3: time 's' is not a valid time");
+}
+
 static double linear_at(rtcosim_csv_cursor *c, double seconds)
 {
     rtcosim_csv_cursor_seek(c, (rtcosim_time_ns)(seconds * 1e9 + (seconds < 0 ? -0.5 : 0.5)));
@@ -297,6 +314,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accepts_quoted_headers_crlf_blank_lines_and_bom),
+        cmocka_unit_test(a_units_row_under_the_header_is_skipped),
         cmocka_unit_test(interpolates_linearly_between_rows),
         cmocka_unit_test_setup_teardown(reads_a_general_table_whose_first_column_is_not_time,
                                         tu_scratch_setup, tu_scratch_teardown),
