@@ -79,5 +79,22 @@ rtcosim_status csv_split_header(const char *path, size_t lineno, char *line, cha
     if (!(*fields = calloc(n, sizeof **fields)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     csv_split_fields(path, lineno, line, *fields, n, count, NULL);
+    /* a file without a header: its first row would become the column names
+     * and be lost as a row */
+    bool numbers = true;
+    for (size_t i = 0; i < *count && numbers; i++) {
+        char *end = NULL;
+        const char *f = (*fields)[i];
+        (void)strtod(f, &end);
+        numbers = *f && end && *end == '\0';
+    }
+    if (numbers) {
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: no header row: the first line holds"
+                               " numbers only ('%.40s'...), where the column names belong",
+                               path, lineno, (*fields)[0]);
+        free(*fields);
+        *fields = NULL;
+        return st;
+    }
     return RTCOSIM_OK;
 }

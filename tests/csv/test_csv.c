@@ -213,6 +213,8 @@ static void bad_inputs_fail_with_file_and_line(void **state)
     expect_error("", RTCOSIM_EFORMAT, "in.csv: file is empty");
     expect_error(" \n\r\n", RTCOSIM_EFORMAT, "in.csv: file is empty");
     expect_error("t,u\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: first column is \"t\", expected \"time\"");
+    expect_error("0,1\n1,2\n", RTCOSIM_EFORMAT, "in.csv:1: no header row: the first line holds"
+                 " numbers only ('0'...)");
     expect_error("u,time\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: first column is \"u\"");
     expect_error("time,u\n", RTCOSIM_EFORMAT, "in.csv: no data rows");
     expect_error("time,u,u\n0,1,2\n", RTCOSIM_EFORMAT, "in.csv:1: column \"u\" appears twice");
