@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,18 +130,20 @@ static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
         free(fields);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
     }
-    for (size_t i = 0; i < t->column_count && st == RTCOSIM_OK; i++) {
-        const char *name = fields[i + 1];
-        if (!*name)
-            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
-                                   p->name, p->line, i + 2);
-        for (size_t j = 0; j <= i && st == RTCOSIM_OK; j++)
-            if (j < i ? strcmp(t->column_names[j], name) == 0 : strcmp(name, t->first_column) == 0)
-                st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
-                                       p->name, p->line, QUOTE_IN_MESSAGE, name);
-        if (st == RTCOSIM_OK && !(t->column_names[i] = strdup(name)))
+    size_t empty = 1, repeat = csv_first_repeat((const char *const *)fields, n);
+    while (empty < n && *fields[empty])
+        empty++;
+    if (repeat == SIZE_MAX)
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
+    else if (empty < n && empty <= repeat)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
+                               p->name, p->line, empty + 1);
+    else if (repeat < n)
+        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
+                               p->name, p->line, QUOTE_IN_MESSAGE, fields[repeat]);
+    for (size_t i = 0; i < t->column_count && st == RTCOSIM_OK; i++)
+        if (!(t->column_names[i] = strdup(fields[i + 1])))
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
-    }
     free(fields);
     return st;
 }

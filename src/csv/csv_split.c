@@ -3,6 +3,7 @@
  * (src/plot/plot_csv.c). */
 #include "csv_split.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,4 +98,34 @@ rtcosim_status csv_split_header(const char *path, size_t lineno, char *line, cha
         return st;
     }
     return RTCOSIM_OK;
+}
+
+typedef struct named {
+    const char *name;
+    size_t index;
+} named;
+
+static int by_name_then_index(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+size_t csv_first_repeat(const char *const *names, size_t n)
+{
+    if (n < 2)
+        return n;
+    named *v = malloc(n * sizeof *v);
+    if (!v)
+        return SIZE_MAX;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (named){names[i], i};
+    qsort(v, n, sizeof *v, by_name_then_index);
+    size_t first = n;
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(v[i - 1].name, v[i].name) == 0 && v[i].index < first)
+            first = v[i].index; /* (a later one of the same name: its second is earlier) */
+    free(v);
+    return first;
 }

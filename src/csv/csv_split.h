@@ -20,4 +20,9 @@ rtcosim_status csv_split_fields(const char *path, size_t lineno, char *line, cha
 rtcosim_status csv_split_header(const char *path, size_t lineno, char *line, char ***fields,
                                 size_t *count, rtcosim_error *err);
 
+/* The index of the first name of names[0..n) that an earlier one repeats
+ * (n when none; SIZE_MAX out of memory): sorted, O(n log n), for headers of
+ * 100 000 columns that pairwise comparison took 40 s on. */
+size_t csv_first_repeat(const char *const *names, size_t n);
+
 #endif

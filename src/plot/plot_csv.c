@@ -195,15 +195,17 @@ static rtcosim_status read_header(scan *s, char *line, rtcosim_error *err)
     if (st != RTCOSIM_OK)
         return st;
     s->columns = n - 1;
-    for (size_t i = 1; i < n; i++) {
-        if (!*s->fields[i])
-            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
-                                     s->path, s->lineno, i + 1);
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(s->fields[j], s->fields[i]) == 0)
-                return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
-                                         s->path, s->lineno, QUOTE_IN_MESSAGE, s->fields[i]);
-    }
+    size_t empty = 1, repeat = csv_first_repeat((const char *const *)s->fields, n);
+    while (empty < n && *s->fields[empty])
+        empty++;
+    if (repeat == SIZE_MAX)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    if (empty < n && empty <= repeat)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
+                                 s->path, s->lineno, empty + 1);
+    if (repeat < n)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
+                                 s->path, s->lineno, QUOTE_IN_MESSAGE, s->fields[repeat]);
     s->header = true;
     return s->sink->header(s->sink->context, s->fields[0], s->columns, s->fields + 1, err);
 }

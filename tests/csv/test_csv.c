@@ -218,6 +218,10 @@ static void bad_inputs_fail_with_file_and_line(void **state)
     expect_error("u,time\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: first column is \"u\"");
     expect_error("time,u\n", RTCOSIM_EFORMAT, "in.csv: no data rows");
     expect_error("time,u,u\n0,1,2\n", RTCOSIM_EFORMAT, "in.csv:1: column \"u\" appears twice");
+    /* the first name repeated, by where its repeat stands; the time column too */
+    expect_error("time,a,b,b,a\n0,1,2,3,4\n", RTCOSIM_EFORMAT, "column \"b\" appears twice");
+    expect_error("time,a,time\n0,1,2\n", RTCOSIM_EFORMAT, "column \"time\" appears twice");
+    expect_error("time,a,,a\n0,1,2,3\n", RTCOSIM_EFORMAT, "column 3 has an empty name");
     expect_error("time,,v\n0,1,2\n", RTCOSIM_EFORMAT, "in.csv:1: column 2 has an empty name");
     expect_error("time,u\n0,1\n1,2,3\n", RTCOSIM_EFORMAT, "in.csv:3: 3 values, expected 2");
     expect_error("time,u,v\n0,1,2\n1,2\n", RTCOSIM_EFORMAT, "in.csv:3: 2 values, expected 3");
