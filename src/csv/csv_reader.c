@@ -316,7 +316,7 @@ static rtcosim_status read_file(const char *path, bool any_first_column, const t
     *out = NULL;
     char *data;
     size_t size;
-    rtcosim_status st = util_read_file(path, path, "input file", &data, &size, err);
+    rtcosim_status st = util_read_text_file(path, path, "input file", &data, &size, err);
     if (st == RTCOSIM_OK)
         st = read_memory(path, data, size, any_first_column, tc, out, err);
     free(data);

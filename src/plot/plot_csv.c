@@ -85,6 +85,7 @@ typedef struct line_reader {
     char *buf;
     size_t cap, start, end; /* unread bytes [start, end); one byte kept spare */
     bool eof;
+    size_t lineno; /* the number the next line gets (for an error in it) */
 } line_reader;
 
 /* The next line in place (without its '\n', which stays in the buffer;
@@ -112,6 +113,13 @@ static int next_line(line_reader *r, char **line, size_t *len, bool *newline,
             scan -= r->start, r->end -= r->start, r->start = 0;
         }
         if (r->cap - r->end < READ_CHUNK / 2 + 1) { /* a line longer than the buffer */
+            /* binary data (or /dev/zero) is one endless line: the NUL that
+             * read_line would find, found before the buffer grows without end */
+            if (memchr(r->buf + r->start, '\0', r->end - r->start)) {
+                *st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: NUL byte in a text file",
+                                        r->path, r->lineno);
+                return -1;
+            }
             size_t cap = r->cap ? r->cap * 2 : READ_CHUNK;
             char *bigger = cap > r->cap ? realloc(r->buf, cap) : NULL;
             if (!bigger) {
@@ -272,7 +280,7 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
     bool newline;
     int got;
     while (st == RTCOSIM_OK && !(sink->header_only && s.header) &&
-           (got = next_line(&r, &line, &len, &newline, &st, err)) != 0) {
+           (r.lineno = s.lineno + 1, got = next_line(&r, &line, &len, &newline, &st, err)) != 0) {
         if (got < 0)
             break;
         s.lineno++;

@@ -95,7 +95,7 @@ rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *
     *out = NULL;
     char *data;
     size_t size;
-    rtcosim_status st = util_read_file(path, path, "results file", &data, &size, err);
+    rtcosim_status st = util_read_text_file(path, path, "results file", &data, &size, err);
     if (st != RTCOSIM_OK)
         return st;
     /* units row: copy its cells, then blank it (spaces keep line numbers) */

@@ -253,7 +253,7 @@ rtcosim_status rtcosim_map_load_csv(const char *path, rtcosim_map **out, rtcosim
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "map: NULL argument");
     char *buf = NULL;
     size_t len = 0;
-    rtcosim_status st = util_read_file(path, path, "map", &buf, &len, err);
+    rtcosim_status st = util_read_text_file(path, path, "map", &buf, &len, err);
     if (st != RTCOSIM_OK)
         return st;
     st = rtcosim_map_parse_csv(buf, len, path, out, err);

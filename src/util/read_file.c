@@ -2,6 +2,7 @@
  * read_file.h). Setup-time code only: the readers call it once per file,
  * never while a run steps. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,11 @@
 
 #include "util/read_file.h"
 
-/* The rest of f into a malloc'd buffer (messages as util_read_file's). */
-static rtcosim_status read_all(FILE *f, const char *label, const char *kind, char **data,
-                               size_t *size, rtcosim_error *err)
+/* The rest of f into a malloc'd buffer (messages as util_read_file's);
+ * text: a NUL byte ends it as an error at once (binary data, or an endless
+ * source such as /dev/zero, is not read to its end first). */
+static rtcosim_status read_all(FILE *f, const char *label, const char *kind, bool text,
+                               char **data, size_t *size, rtcosim_error *err)
 {
     const char *space = kind ? " " : "";
     kind = kind ? kind : "";
@@ -33,6 +36,13 @@ static rtcosim_status read_all(FILE *f, const char *label, const char *kind, cha
             cap = new_cap;
         }
         size_t got = fread(buffer + used, 1, cap - used, f);
+        const char *nul = text ? memchr(buffer + used, '\0', got) : NULL;
+        if (nul) {
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a text %s%s(a NUL byte at byte"
+                                   " %zu)", label, *kind ? kind : "file", *kind ? " " : " ",
+                                   (size_t)(nul - buffer));
+            break;
+        }
         used += got;
         if (got == 0) {
             if (ferror(f))
@@ -60,7 +70,25 @@ rtcosim_status util_read_file(const char *path, const char *label, const char *k
         return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
                                  "%s: cannot open%s%s: %s", label, kind ? " " : "",
                                  kind ? kind : "", strerror(errno));
-    rtcosim_status st = read_all(f, label, kind, data, size, err);
+    rtcosim_status st = read_all(f, label, kind, false, data, size, err);
+    fclose(f);
+    return st;
+}
+
+rtcosim_status util_read_text_file(const char *path, const char *label, const char *kind,
+                                   char **data, size_t *size, rtcosim_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
+                                 "%s: cannot open%s%s: %s", label, kind ? " " : "",
+                                 kind ? kind : "", strerror(errno));
+    struct stat sb;
+    /* a regular file is read whole: its reader names the line of a NUL */
+    bool endless = fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode);
+    rtcosim_status st = read_all(f, label, kind, endless, data, size, err);
     fclose(f);
     return st;
 }
@@ -89,7 +117,7 @@ rtcosim_status util_file_view_open(const char *path, const char *label, const ch
     }
     char *data = NULL;
     size_t size = 0;
-    rtcosim_status s = read_all(f, label, kind, &data, &size, err);
+    rtcosim_status s = read_all(f, label, kind, false, &data, &size, err);
     fclose(f);
     if (s == RTCOSIM_OK)
         *view = (util_file_view){.data = data, .size = size};

@@ -17,6 +17,13 @@
 rtcosim_status util_read_file(const char *path, const char *label, const char *kind,
                               char **data, size_t *size, rtcosim_error *err);
 
+/* The same for a text file: from a source that is not a regular file (a
+ * pipe, a device) a NUL byte ends the read at once as the error "LABEL: not
+ * a text KIND (a NUL byte at byte N)", so /dev/zero or binary data piped in
+ * is refused instead of read without end. */
+rtcosim_status util_read_text_file(const char *path, const char *label, const char *kind,
+                                   char **data, size_t *size, rtcosim_error *err);
+
 /* A whole input file, read-only: a regular file is mapped (its pages are the
  * page cache's, read on demand and given back under memory pressure, so a
  * log of gigabytes costs no heap), anything else (a pipe, /dev/stdin) read

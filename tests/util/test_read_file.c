@@ -1,0 +1,110 @@
+/* util_read_text_file: from a source that is not a regular file a NUL byte
+ * ends the read at once (/dev/zero would otherwise be read without end);
+ * a regular file is read whole, NUL or not (its reader names the line);
+ * util_read_file reads binary data from a pipe to its end. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "util/read_file.h"
+#include "util/test_util.h"
+
+static void an_endless_binary_source_is_refused_at_once(void **state)
+{
+    (void)state;
+    struct stat sb;
+    if (stat("/dev/zero", &sb) != 0)
+        skip();
+    char *data = (char *)1;
+    size_t size = 7;
+    rtcosim_error err;
+    assert_int_equal(util_read_text_file("/dev/zero", "/dev/zero", "input file", &data, &size,
+                                         &err), RTCOSIM_EFORMAT);
+    assert_null(data);
+    assert_int_equal(size, 0);
+    assert_string_equal(err.message, "/dev/zero: not a text input file (a NUL byte at byte 0)");
+}
+
+/* A pipe holding text, then binary data: text read whole; with a NUL the
+ * text reader stops at it, the plain reader reads every byte. */
+static size_t read_pipe(const char *bytes, size_t n, bool text, char **data, rtcosim_status *st)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        _exit(write(fds[1], bytes, n) == (ssize_t)n ? 0 : 1);
+    }
+    close(fds[1]);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    size_t size = 0;
+    rtcosim_error err;
+    *st = text ? util_read_text_file(path, "pipe", NULL, data, &size, &err)
+               : util_read_file(path, "pipe", NULL, data, &size, &err);
+    if (*st != RTCOSIM_OK)
+        assert_string_equal(err.message, "pipe: not a text file (a NUL byte at byte 5)");
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return size;
+}
+
+static void a_pipe_is_read_whole_unless_text_meets_a_nul(void **state)
+{
+    (void)state;
+    char *data = NULL;
+    rtcosim_status st;
+    assert_int_equal(read_pipe("time,u\n0,1\n", 11, true, &data, &st), 11);
+    assert_int_equal(st, RTCOSIM_OK);
+    assert_memory_equal(data, "time,u\n0,1\n", 11);
+    free(data);
+    static const char binary[] = {'t', 'i', 'm', 'e', ',', 0, 1, 2};
+    assert_int_equal(read_pipe(binary, sizeof binary, false, &data, &st), sizeof binary);
+    assert_int_equal(st, RTCOSIM_OK);
+    assert_memory_equal(data, binary, sizeof binary);
+    free(data);
+    data = (char *)1;
+    read_pipe(binary, sizeof binary, true, &data, &st);
+    assert_int_equal(st, RTCOSIM_EFORMAT);
+    assert_null(data);
+}
+
+static void a_regular_file_is_read_whole_nul_or_not(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    const char *path = tu_path(dir, "nul.csv");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite("time\n\0\n", 1, 7, f), 7);
+    assert_int_equal(fclose(f), 0);
+    char *data = NULL;
+    size_t size = 0;
+    rtcosim_error err;
+    assert_int_equal(util_read_text_file(path, path, NULL, &data, &size, &err), RTCOSIM_OK);
+    assert_int_equal(size, 7);
+    free(data);
+    tu_drop_dir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(an_endless_binary_source_is_refused_at_once),
+        cmocka_unit_test(a_pipe_is_read_whole_unless_text_meets_a_nul),
+        cmocka_unit_test(a_regular_file_is_read_whole_nul_or_not),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
