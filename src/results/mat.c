@@ -16,10 +16,12 @@
 #include <fcntl.h>
 #include <matio.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rtcosim/csv.h"
@@ -137,9 +139,10 @@ mat_t *mat_write_meta(const char *path, const mat_entry *entries, size_t n, cons
             rc |= write_var(mat, Mat_VarCreate("data_1", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d1dims,
                                                (void *)data1, 0));
             if (rc != 0) {
+                int e = errno;
                 Mat_Close(mat);
                 mat = NULL;
-                rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed", path);
+                mat_write_failure(path, e, err);
             }
         }
     }
@@ -299,9 +302,9 @@ rtcosim_status rtcosim_results_csv_to_mat(const char *csv_path, const char *mat_
             /* (the matrix as it is: no copy; Mat_VarFree leaves it to us) */
             int rc = write_var(mat, Mat_VarCreate("data_2", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d2dims,
                                                   data2, MAT_F_DONT_COPY_DATA));
+            errno = 0;
             if (Mat_Close(mat) != 0 || rc != 0)
-                st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed",
-                                       mat_path);
+                st = mat_write_failure(mat_path, errno, err);
         }
     }
     for (size_t i = 0; cols && i < n; i++)
@@ -334,4 +337,15 @@ rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_forma
     }
     return rtcosim_error_set(err, RTCOSIM_EINVAL,
                              "%s: unknown results format '%s' (use .csv, .mat or .mf4)", path, dot);
+}
+
+rtcosim_status mat_write_failure(const char *path, int saved_errno, rtcosim_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        (void)unlink(path); /* a MAT file cut short is no result */
+    int e = saved_errno;
+    bool known = e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS;
+    return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed: %s", path,
+                             known ? strerror(e) : "libmatio gives no reason");
 }

@@ -155,8 +155,9 @@ rtcosim_status mat_stream_open(const char *path, const rtcosim_column *columns, 
     free(entries);
     if (st == RTCOSIM_OK && !mat)
         st = err->status;
+    errno = 0;
     if (mat && Mat_Close(mat) != 0)
-        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed", path);
+        st = mat_write_failure(path, errno, err);
     struct stat sb;
     if (st == RTCOSIM_OK && stat(path, &sb) != 0)
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot read back the MAT file: %s", path,

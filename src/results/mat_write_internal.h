@@ -29,6 +29,12 @@ typedef struct mat_entry {
 struct _mat_t *mat_write_meta(const char *path, const mat_entry *entries, size_t n,
                               const double *data1, size_t n1, rtcosim_error *err);
 
+/* libmatio failed writing path: the partial file removed (a regular one),
+ * the error with the reason when the errno saved right after the failing
+ * call is one a write gives (ENOSPC, EDQUOT, EFBIG, EIO, EROFS); libmatio
+ * reports none of its own. Returns RTCOSIM_EIO. */
+rtcosim_status mat_write_failure(const char *path, int saved_errno, rtcosim_error *err);
+
 /* The warning for a String or Binary column a MAT file leaves out. */
 void mat_warn_text_left_out(const char *path, const char *name);
 
