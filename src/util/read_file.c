@@ -60,23 +60,9 @@ static rtcosim_status read_all(FILE *f, const char *label, const char *kind, boo
     return RTCOSIM_OK;
 }
 
-rtcosim_status util_read_file(const char *path, const char *label, const char *kind,
-                              char **data, size_t *size, rtcosim_error *err)
-{
-    *data = NULL;
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
-                                 "%s: cannot open%s%s: %s", label, kind ? " " : "",
-                                 kind ? kind : "", strerror(errno));
-    rtcosim_status st = read_all(f, label, kind, false, data, size, err);
-    fclose(f);
-    return st;
-}
-
-rtcosim_status util_read_text_file(const char *path, const char *label, const char *kind,
-                                   char **data, size_t *size, rtcosim_error *err)
+/* path opened and read whole; text: a non-regular source stops at a NUL. */
+static rtcosim_status read_path(const char *path, const char *label, const char *kind,
+                                bool text, char **data, size_t *size, rtcosim_error *err)
 {
     *data = NULL;
     *size = 0;
@@ -88,9 +74,21 @@ rtcosim_status util_read_text_file(const char *path, const char *label, const ch
     struct stat sb;
     /* a regular file is read whole: its reader names the line of a NUL */
     bool endless = fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode);
-    rtcosim_status st = read_all(f, label, kind, endless, data, size, err);
+    rtcosim_status st = read_all(f, label, kind, text && endless, data, size, err);
     fclose(f);
     return st;
+}
+
+rtcosim_status util_read_file(const char *path, const char *label, const char *kind,
+                              char **data, size_t *size, rtcosim_error *err)
+{
+    return read_path(path, label, kind, false, data, size, err);
+}
+
+rtcosim_status util_read_text_file(const char *path, const char *label, const char *kind,
+                                   char **data, size_t *size, rtcosim_error *err)
+{
+    return read_path(path, label, kind, true, data, size, err);
 }
 
 rtcosim_status util_file_view_open(const char *path, const char *label, const char *kind,

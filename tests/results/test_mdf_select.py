@@ -27,14 +27,16 @@ def run(*args):
     assert r.returncode == 0, (args, r.stdout, r.stderr)
 
 
-def open_ended():
-    """measurement() and a sorted group whose last DT block's length was never written."""
+def with_group(value_name, cycles, records):
+    """measurement() and one more sorted group appended to its data groups: a
+    float64 master t and a float64 value_name, records (bytes) in one DT
+    block; the file (an Mdf builder) and that DT block's offset."""
     f = measurement()
     dg = f.block(b"DG", [0, 0, 0, 0], bytes(8))
-    g = f.block(b"CG", [0, 0, 0, 0, 0, 0], struct.pack("<QQHHIII", 0, 0, 0, 0, 0, 16, 0))
+    g = f.block(b"CG", [0, 0, 0, 0, 0, 0], struct.pack("<QQHHIII", 0, cycles, 0, 0, 0, 16, 0))
     cns = [f.block(b"CN", [0, 0, f.text(b"TX", n), 0, 0, 0, 0, 0],
                    struct.pack("<BBBBIIIIBBH6d", t, 1 if t == 2 else 0, 4, 0, o, 64, 0, 0, 0, 0, 0,
-                               0, 0, 0, 0, 0, 0)) for n, t, o in (("t", 2, 0), ("late", 0, 8))]
+                               0, 0, 0, 0, 0, 0)) for n, t, o in (("t", 2, 0), (value_name, 0, 8))]
     f.link(cns[0], 0, cns[1])
     f.link(g, 1, cns[0])
     f.link(dg, 1, g)
@@ -42,8 +44,14 @@ def open_ended():
     while struct.unpack_from("<Q", f.data, at + 24)[0]:
         at = struct.unpack_from("<Q", f.data, at + 24)[0]
     f.link(at, 0, dg)
-    dt = f.block(b"DT", [], struct.pack("<5d", 0.0, 7.0, 0.5, 8.0, 1.5) + b"cut")
+    dt = f.block(b"DT", [], records)
     f.link(dg, 2, dt)
+    return f, dt
+
+
+def open_ended():
+    """A group whose last DT block's length was never written."""
+    f, dt = with_group("late", 0, struct.pack("<5d", 0.0, 7.0, 0.5, 8.0, 1.5) + b"cut")
     struct.pack_into("<Q", f.data, dt + 8, 24)  # the length never written
     f.data[:8] = b"UnFinMF "
     struct.pack_into("<H", f.data, 60, 1 | 4)
@@ -51,24 +59,10 @@ def open_ended():
 
 
 def infinite_time():
-    """measurement() and a sorted group whose last record's time is +inf: read
-    selected with the others (a union of times) and streamed, it is a row too
-    (the merge once took +inf for a group past its end and lost it)."""
-    f = measurement()
-    dg = f.block(b"DG", [0, 0, 0, 0], bytes(8))
-    g = f.block(b"CG", [0, 0, 0, 0, 0, 0], struct.pack("<QQHHIII", 0, 3, 0, 0, 0, 16, 0))
-    cns = [f.block(b"CN", [0, 0, f.text(b"TX", n), 0, 0, 0, 0, 0],
-                   struct.pack("<BBBBIIIIBBH6d", t, 1 if t == 2 else 0, 4, 0, o, 64, 0, 0, 0, 0, 0,
-                               0, 0, 0, 0, 0, 0)) for n, t, o in (("t", 2, 0), ("at_inf", 0, 8))]
-    f.link(cns[0], 0, cns[1])
-    f.link(g, 1, cns[0])
-    f.link(dg, 1, g)
-    at = struct.unpack_from("<Q", f.data, 64 + 24)[0]
-    while struct.unpack_from("<Q", f.data, at + 24)[0]:
-        at = struct.unpack_from("<Q", f.data, at + 24)[0]
-    f.link(at, 0, dg)
-    dt = f.block(b"DT", [], struct.pack("<6d", 0.0, 7.0, 0.5, 8.0, float("inf"), 9.0))
-    f.link(dg, 2, dt)
+    """A group whose last record's time is +inf: read selected with the others
+    (a union of times) and streamed, it is a row too (the merge once took
+    +inf for a group past its end and lost it)."""
+    f, _ = with_group("at_inf", 3, struct.pack("<6d", 0.0, 7.0, 0.5, 8.0, float("inf"), 9.0))
     return bytes(f.data)
 
 
