@@ -115,7 +115,7 @@ static int next_line(line_reader *r, char **line, size_t *len, bool *newline,
         if (r->cap - r->end < READ_CHUNK / 2 + 1) { /* a line longer than the buffer */
             /* binary data (or /dev/zero) is one endless line: the NUL that
              * read_line would find, found before the buffer grows without end */
-            if (memchr(r->buf + r->start, '\0', r->end - r->start)) {
+            if (r->end > r->start && memchr(r->buf + r->start, '\0', r->end - r->start)) {
                 *st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: NUL byte in a text file",
                                         r->path, r->lineno);
                 return -1;
