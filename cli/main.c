@@ -60,12 +60,20 @@ int cli_check_output_not_input(const char *option, const char *output,
     return 0;
 }
 
+/* The directory a path names its file in ("." for a bare name; malloc'd,
+ * NULL out of memory). */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
 /* Where a path would be written: its directory resolved (".", links) and
  * its last name; NULL when the directory does not resolve. */
 static char *target_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = dir_of(path);
     char *real = dir ? realpath(dir, NULL) : NULL;
     free(dir);
     if (!real)
@@ -123,8 +131,7 @@ int cli_check_output_file(const char *option, const char *path)
                : access(path, W_OK) != 0 ? cli_fail("%s %s: cannot be written: %s", option, path,
                                                     strerror(errno))
                                          : 0;
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = dir_of(path);
     if (!dir)
         return cli_fail("out of memory");
     int rc = 0;

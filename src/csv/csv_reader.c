@@ -130,17 +130,7 @@ static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
         free(fields);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
     }
-    size_t empty = 1, repeat = csv_first_repeat((const char *const *)fields, n);
-    while (empty < n && *fields[empty])
-        empty++;
-    if (repeat == SIZE_MAX)
-        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);
-    else if (empty < n && empty <= repeat)
-        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
-                               p->name, p->line, empty + 1);
-    else if (repeat < n)
-        st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
-                               p->name, p->line, QUOTE_IN_MESSAGE, fields[repeat]);
+    st = csv_check_names(p->name, p->line, fields, n, err);
     for (size_t i = 0; i < t->column_count && st == RTCOSIM_OK; i++)
         if (!(t->column_names[i] = strdup(fields[i + 1])))
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", p->name);

@@ -112,7 +112,9 @@ static int by_name_then_index(const void *a, const void *b)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-size_t csv_first_repeat(const char *const *names, size_t n)
+/* The index of the first name an earlier one repeats (n when none;
+ * SIZE_MAX out of memory). */
+static size_t first_repeat(char *const *names, size_t n)
 {
     if (n < 2)
         return n;
@@ -128,4 +130,21 @@ size_t csv_first_repeat(const char *const *names, size_t n)
             first = v[i].index; /* (a later one of the same name: its second is earlier) */
     free(v);
     return first;
+}
+
+rtcosim_status csv_check_names(const char *path, size_t lineno, char *const *fields, size_t n,
+                               rtcosim_error *err)
+{
+    size_t empty = 1, repeat = first_repeat(fields, n);
+    while (empty < n && *fields[empty])
+        empty++;
+    if (repeat == SIZE_MAX)
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    if (empty < n && empty <= repeat)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
+                                 path, lineno, empty + 1);
+    if (repeat < n)
+        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.40s\" appears twice",
+                                 path, lineno, fields[repeat]);
+    return RTCOSIM_OK;
 }

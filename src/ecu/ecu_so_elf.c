@@ -8,26 +8,7 @@
 #include <string.h>
 
 #include "ecu_so_elf.h"
-
-#if defined(__x86_64__)
-#define HOST_MACHINE EM_X86_64
-#elif defined(__aarch64__)
-#define HOST_MACHINE EM_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define HOST_MACHINE EM_RISCV
-#elif defined(__powerpc64__)
-#define HOST_MACHINE EM_PPC64
-#elif defined(__s390x__)
-#define HOST_MACHINE EM_S390
-#else
-#define HOST_MACHINE EM_NONE
-#endif
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HOST_DATA ELFDATA2LSB
-#else
-#define HOST_DATA ELFDATA2MSB
-#endif
+#include "util/elf_check.h"
 
 /* Imports whose state a copy of the object's writable data does not hold:
  * allocators (the heap), and C library functions with hidden state. */
@@ -78,8 +59,8 @@ rtcosim_status ecu_so_elf_scan(const unsigned char *bytes, size_t size, const ch
     if (size < sizeof eh || memcmp(bytes, ELFMAG, SELFMAG) != 0)
         return BAD("%s: not an ELF file", origin);
     memcpy(&eh, bytes, sizeof eh);
-    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != HOST_DATA ||
-        eh.e_machine != HOST_MACHINE)
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != UTIL_ELF_HOST_DATA ||
+        eh.e_machine != UTIL_ELF_HOST_MACHINE)
         return BAD("%s: an ELF file for another machine than this host's", origin);
     if (eh.e_type != ET_DYN)
         return BAD("%s: not a shared object (ELF type %u)", origin, (unsigned)eh.e_type);

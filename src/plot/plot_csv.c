@@ -203,17 +203,8 @@ static rtcosim_status read_header(scan *s, char *line, rtcosim_error *err)
     if (st != RTCOSIM_OK)
         return st;
     s->columns = n - 1;
-    size_t empty = 1, repeat = csv_first_repeat((const char *const *)s->fields, n);
-    while (empty < n && *s->fields[empty])
-        empty++;
-    if (repeat == SIZE_MAX)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
-    if (empty < n && empty <= repeat)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column %zu has an empty name",
-                                 s->path, s->lineno, empty + 1);
-    if (repeat < n)
-        return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.*s\" appears twice",
-                                 s->path, s->lineno, QUOTE_IN_MESSAGE, s->fields[repeat]);
+    if ((st = csv_check_names(s->path, s->lineno, s->fields, n, err)) != RTCOSIM_OK)
+        return st;
     s->header = true;
     return s->sink->header(s->sink->context, s->fields[0], s->columns, s->fields + 1, err);
 }

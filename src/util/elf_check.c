@@ -1,6 +1,5 @@
 /* util_elf_check_loadable (see elf_check.h): the ELF header and program
  * headers read with pread, every offset checked against the file's size. */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -11,22 +10,6 @@
 
 #include "util/elf_check.h"
 
-#if defined(__x86_64__)
-#define HOST_MACHINE EM_X86_64
-#define HOST_MACHINE_NAME "x86-64"
-#elif defined(__aarch64__)
-#define HOST_MACHINE EM_AARCH64
-#define HOST_MACHINE_NAME "AArch64"
-#elif defined(__riscv) && __riscv_xlen == 64
-#define HOST_MACHINE EM_RISCV
-#define HOST_MACHINE_NAME "RISC-V"
-#elif defined(__powerpc64__)
-#define HOST_MACHINE EM_PPC64
-#define HOST_MACHINE_NAME "PowerPC 64"
-#elif defined(__s390x__)
-#define HOST_MACHINE EM_S390
-#define HOST_MACHINE_NAME "s390x"
-#endif
 
 static const char *machine_name(unsigned m)
 {
@@ -83,12 +66,7 @@ rtcosim_status util_elf_check_loadable(const char *path, const char *label, rtco
                                eh.e_ident[EI_CLASS] == ELFCLASS32 ? "32-bit" : "malformed");
         goto done;
     }
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const unsigned char host_data = ELFDATA2LSB;
-#else
-    const unsigned char host_data = ELFDATA2MSB;
-#endif
-    if (eh.e_ident[EI_DATA] != host_data) {
+    if (eh.e_ident[EI_DATA] != UTIL_ELF_HOST_DATA) {
         st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: an ELF library of the other byte"
                                " order", label);
         goto done;
@@ -99,19 +77,17 @@ rtcosim_status util_elf_check_loadable(const char *path, const char *label, rtco
                                (unsigned long long)size);
         goto done;
     }
-#ifdef HOST_MACHINE
-    if (eh.e_machine != HOST_MACHINE) {
+    if (UTIL_ELF_HOST_MACHINE != EM_NONE && eh.e_machine != UTIL_ELF_HOST_MACHINE) {
         const char *m = machine_name(eh.e_machine);
         if (m)
             st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: built for %s, not for this"
-                                   " %s machine", label, m, HOST_MACHINE_NAME);
+                                   " %s machine", label, m, UTIL_ELF_HOST_MACHINE_NAME);
         else
             st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: built for ELF machine %u,"
                                    " not for this %s machine", label, (unsigned)eh.e_machine,
-                                   HOST_MACHINE_NAME);
+                                   UTIL_ELF_HOST_MACHINE_NAME);
         goto done;
     }
-#endif
     if (eh.e_type != ET_DYN) {
         st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: an ELF file but not a shared"
                                " library (type %u)", label, (unsigned)eh.e_type);

@@ -7,7 +7,36 @@
 #ifndef RTCOSIM_UTIL_ELF_CHECK_H
 #define RTCOSIM_UTIL_ELF_CHECK_H
 
+#include <elf.h>
+
 #include "rtcosim/status.h"
+
+/* This host's ELF machine (EM_NONE where unknown) and byte order, as a
+ * library it loads must be built. */
+#if defined(__x86_64__)
+#define UTIL_ELF_HOST_MACHINE EM_X86_64
+#define UTIL_ELF_HOST_MACHINE_NAME "x86-64"
+#elif defined(__aarch64__)
+#define UTIL_ELF_HOST_MACHINE EM_AARCH64
+#define UTIL_ELF_HOST_MACHINE_NAME "AArch64"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define UTIL_ELF_HOST_MACHINE EM_RISCV
+#define UTIL_ELF_HOST_MACHINE_NAME "RISC-V"
+#elif defined(__powerpc64__)
+#define UTIL_ELF_HOST_MACHINE EM_PPC64
+#define UTIL_ELF_HOST_MACHINE_NAME "PowerPC 64"
+#elif defined(__s390x__)
+#define UTIL_ELF_HOST_MACHINE EM_S390
+#define UTIL_ELF_HOST_MACHINE_NAME "s390x"
+#else
+#define UTIL_ELF_HOST_MACHINE EM_NONE
+#define UTIL_ELF_HOST_MACHINE_NAME "unknown"
+#endif
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define UTIL_ELF_HOST_DATA ELFDATA2LSB
+#else
+#define UTIL_ELF_HOST_DATA ELFDATA2MSB
+#endif
 
 /* RTCOSIM_OK when `path` is an ELF shared object of this host's class, byte
  * order and machine whose loadable segments lie inside the file; otherwise

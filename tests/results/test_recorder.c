@@ -68,14 +68,24 @@ static void writes_header_and_rows_in_fmusim_format(void **state)
 
 static const rtcosim_column one_column[] = {{.name = "y", .type = RTCOSIM_TYPE_FLOAT64}};
 
+/* A recorder on dir/name (the test's scratch directory; path receives the
+ * file's path) with options o, open. */
+static rtcosim_recorder *open_in(void **state, const char *name, char path[4096],
+                                 rtcosim_recorder_options o)
+{
+    snprintf(path, 4096, "%s/%s", (const char *)*state, name);
+    o.path = path;
+    rtcosim_recorder *r = NULL;
+    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    return r;
+}
+
 static void keeps_every_nth_row_and_forced_rows(void **state)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/recorder_decimated.csv", (const char *)*state);
-    rtcosim_recorder_options o = {.path = path, .columns = one_column,
-                                  .column_count = 1, .record_every = 3};
-    rtcosim_recorder *r = NULL;
-    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    rtcosim_recorder *r = open_in(state, "recorder_decimated.csv", path,
+                                  (rtcosim_recorder_options){.columns = one_column,
+                                                             .column_count = 1, .record_every = 3});
     for (int i = 0; i <= 7; i++) {
         assert_int_equal(rtcosim_recorder_wants_row(r), i % 3 == 0);
         rtcosim_value v = {.f64 = i * 10.0};
@@ -106,10 +116,8 @@ static size_t lines_on_disk(const char *path)
 static void rows_reach_the_file_within_the_flush_period(void **state)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/recorder_flush.csv", (const char *)*state);
-    rtcosim_recorder_options o = {.path = path, .columns = one_column, .column_count = 1};
-    rtcosim_recorder *r = NULL;
-    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    rtcosim_recorder *r = open_in(state, "recorder_flush.csv", path,
+                                  (rtcosim_recorder_options){.columns = one_column, .column_count = 1});
     rtcosim_value v = {.f64 = 1};
     /* a burst: 1000 rows, far less than 100 ms */
     rtcosim_time_ns t = 0;
@@ -154,11 +162,9 @@ static size_t lines_within(const char *path, size_t want, int ms)
 static void threaded_rows_reach_the_file_without_another_push(void **state)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/recorder_flush_thread.csv", (const char *)*state);
-    rtcosim_recorder_options o = {.path = path, .columns = one_column, .column_count = 1,
-                                  .writer_thread = true};
-    rtcosim_recorder *r = NULL;
-    assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+    rtcosim_recorder *r = open_in(state, "recorder_flush_thread.csv", path,
+                                  (rtcosim_recorder_options){.columns = one_column, .column_count = 1,
+                                                             .writer_thread = true});
     rtcosim_value v = {.f64 = 1};
     rtcosim_time_ns t = 0;
     for (int i = 0; i < 1000; i++, t += 1000)
@@ -181,11 +187,10 @@ static void whole_text_keeps_long_strings_with_a_writer_thread(void **state)
     const rtcosim_column cols[] = {{.name = "s", .type = RTCOSIM_TYPE_STRING}};
     for (int whole = 0; whole < 2; whole++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/whole%d.csv", (const char *)*state, whole);
-        rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = 1,
-                                      .writer_thread = true, .whole_text = whole};
-        rtcosim_recorder *r = NULL;
-        assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+        rtcosim_recorder *r = open_in(state, whole ? "whole1.csv" : "whole0.csv", path,
+                                      (rtcosim_recorder_options){.columns = cols, .column_count = 1,
+                                                                 .writer_thread = true,
+                                                                 .whole_text = whole});
         rtcosim_value v = {.s = long_text};
         assert_int_equal(rtcosim_recorder_push_row(r, 0, &v, NULL), RTCOSIM_OK);
         rtcosim_recorder_stats stats;
@@ -338,11 +343,9 @@ static void omitted_column_is_empty_from_then_on(void **state)
                                           {.name = "b", .type = RTCOSIM_TYPE_INT32}};
     for (int threaded = 0; threaded < 2; threaded++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/recorder_omit.csv", (const char *)*state);
-        rtcosim_recorder_options o = {.path = path, .columns = cols, .column_count = 2,
-                                      .writer_thread = threaded};
-        rtcosim_recorder *r = NULL;
-        assert_int_equal(rtcosim_recorder_open(&o, &r, NULL), RTCOSIM_OK);
+        rtcosim_recorder *r = open_in(state, "recorder_omit.csv", path,
+                                      (rtcosim_recorder_options){.columns = cols, .column_count = 2,
+                                                                 .writer_thread = threaded});
         rtcosim_value row[2] = {{.f64 = 1.5}, {.i64 = 7}};
         assert_int_equal(rtcosim_recorder_push_row(r, 0, row, NULL), RTCOSIM_OK);
         rtcosim_recorder_omit_column(r, 0);
