@@ -43,7 +43,7 @@ typedef struct parser {
     char *end;   /* end of the data (a NUL is there) */
     size_t line; /* number of the line last returned */
     bool any_first_column; /* a general table: the first column need not be "time" */
-    bool units_seen;       /* the units row under the header, skipped */
+    size_t header_line;    /* the header's line: a units row is the one right under it */
 } parser;
 
 enum { QUOTE_IN_MESSAGE = 40 }; /* characters of a bad field shown in a message */
@@ -114,6 +114,7 @@ static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
                                  p->name);
     size_t n = 0;
     char **fields = NULL;
+    p->header_line = p->line;
     rtcosim_status st = csv_split_header(p->name, p->line, line, &fields, &n, err);
     if (st != RTCOSIM_OK)
         return st;
@@ -177,10 +178,9 @@ static rtcosim_status read_rows(parser *p, rtcosim_csv *t, char **fields, rtcosi
                                      p->name, p->line, n, expected, t->column_count);
         /* a units row under the header, as `--csv-units` writes it (and
          * convert, plot and compare read it): its time cell is a unit */
-        if (t->row_count == 0 && !p->units_seen &&
+        if (t->row_count == 0 && p->line == p->header_line + 1 &&
             (strcmp(fields[0], "s") == 0 || strcmp(fields[0], "sec") == 0 ||
              strcmp(fields[0], "[s]") == 0)) {
-            p->units_seen = true;
             continue;
         }
         if (t->row_count == t->row_capacity && (st = grow_rows(t, err)) != RTCOSIM_OK)
