@@ -199,7 +199,8 @@ rtcosim_status rtcosim_can_log_read_database(const char *path, char **text, size
     *text = *name = NULL;
     *size = 0;
     util_file_view view;
-    rtcosim_status st = util_file_view_open(path, path, "CAN log", &view, err);
+    rtcosim_status st = util_file_view_open(path, path, "CAN log", can_log_binary_magics, &view,
+                                             err);
     if (st != RTCOSIM_OK)
         return st;
     mdf_bus_info info;

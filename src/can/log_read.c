@@ -612,12 +612,15 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
     return RTCOSIM_OK;
 }
 
+const char *const can_log_binary_magics[] = {"LOGG", "MDF     ", "UnFinMF ", NULL};
+
 static rtcosim_status read_log(const char *path, rtcosim_can_log_frame_fn *frame, void *context,
                                rtcosim_can_log **out, rtcosim_error *err)
 {
     *out = NULL;
     util_file_view view;
-    rtcosim_status st = util_file_view_open(path, path, "CAN log", &view, err);
+    rtcosim_status st = util_file_view_open(path, path, "CAN log", can_log_binary_magics, &view,
+                                             err);
     if (st != RTCOSIM_OK)
         return st;
     /* an empty text log is a capture without traffic (candump -l makes

@@ -13,11 +13,24 @@
 
 #include "util/read_file.h"
 
+/* Whether data (size bytes) begins with one of the NULL-terminated magics. */
+static bool begins_with_one(const char *data, size_t size, const char *const *magics)
+{
+    for (; *magics; magics++) {
+        size_t n = strlen(*magics);
+        if (size >= n && memcmp(data, *magics, n) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* The rest of f into a malloc'd buffer (messages as util_read_file's);
  * text: a NUL byte ends it as an error at once (binary data, or an endless
- * source such as /dev/zero, is not read to its end first). */
+ * source such as /dev/zero, is not read to its end first); binary (not
+ * text): text unless its first bytes are one of these magics. */
 static rtcosim_status read_all(FILE *f, const char *label, const char *kind, bool text,
-                               char **data, size_t *size, rtcosim_error *err)
+                               const char *const *binary, char **data, size_t *size,
+                               rtcosim_error *err)
 {
     const char *space = kind ? " " : "";
     kind = kind ? kind : "";
@@ -36,6 +49,8 @@ static rtcosim_status read_all(FILE *f, const char *label, const char *kind, boo
             cap = new_cap;
         }
         size_t got = fread(buffer + used, 1, cap - used, f);
+        if (used == 0 && binary && !begins_with_one(buffer, got, binary))
+            text = true;
         const char *nul = text ? memchr(buffer + used, '\0', got) : NULL;
         if (nul) {
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: not a text %s%s(a NUL byte at byte"
@@ -74,7 +89,7 @@ static rtcosim_status read_path(const char *path, const char *label, const char 
     struct stat sb;
     /* a regular file is read whole: its reader names the line of a NUL */
     bool endless = fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode);
-    rtcosim_status st = read_all(f, label, kind, text && endless, data, size, err);
+    rtcosim_status st = read_all(f, label, kind, text && endless, NULL, data, size, err);
     fclose(f);
     return st;
 }
@@ -92,7 +107,8 @@ rtcosim_status util_read_text_file(const char *path, const char *label, const ch
 }
 
 rtcosim_status util_file_view_open(const char *path, const char *label, const char *kind,
-                                   util_file_view *view, rtcosim_error *err)
+                                   const char *const *binary, util_file_view *view,
+                                   rtcosim_error *err)
 {
     *view = (util_file_view){0};
     /* opened once: a named pipe opened a second time would wait for a
@@ -115,7 +131,7 @@ rtcosim_status util_file_view_open(const char *path, const char *label, const ch
     }
     char *data = NULL;
     size_t size = 0;
-    rtcosim_status s = read_all(f, label, kind, false, &data, &size, err);
+    rtcosim_status s = read_all(f, label, kind, false, binary, &data, &size, err);
     fclose(f);
     if (s == RTCOSIM_OK)
         *view = (util_file_view){.data = data, .size = size};

@@ -27,7 +27,10 @@ rtcosim_status util_read_text_file(const char *path, const char *label, const ch
 /* A whole input file, read-only: a regular file is mapped (its pages are the
  * page cache's, read on demand and given back under memory pressure, so a
  * log of gigabytes costs no heap), anything else (a pipe, /dev/stdin) read
- * with util_read_file. Messages as util_read_file's. Release with
+ * with util_read_file; binary (NULL-terminated, or NULL for any content):
+ * such a source that does not begin with one of these magics is text, and
+ * a NUL byte ends it as an error at once (an endless /dev/zero is not read
+ * to its end). Messages as util_read_file's. Release with
  * util_file_view_close (a zeroed view is a no-op). A mapped file that another
  * process truncates while it is read raises SIGBUS, as for any mapping. */
 typedef struct util_file_view {
@@ -38,7 +41,8 @@ typedef struct util_file_view {
 } util_file_view;
 
 rtcosim_status util_file_view_open(const char *path, const char *label, const char *kind,
-                                   util_file_view *view, rtcosim_error *err);
+                                   const char *const *binary, util_file_view *view,
+                                   rtcosim_error *err);
 void util_file_view_close(util_file_view *view);
 /* The reader is done with the bytes before `upto` (an offset): a mapped
  * file's pages before it leave the process (they stay in the page cache),

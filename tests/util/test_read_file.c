@@ -81,6 +81,48 @@ static void a_pipe_is_read_whole_unless_text_meets_a_nul(void **state)
     assert_null(data);
 }
 
+/* util_file_view_open with binary magics: /dev/zero (no magic) is text
+ * and refused at its first byte; a pipe that begins with a magic is binary
+ * and read whole, NUL bytes and all; without magics it would be read whole
+ * whatever it holds. */
+static void a_view_of_a_stream_is_text_unless_it_begins_with_a_magic(void **state)
+{
+    (void)state;
+    static const char *const magics[] = {"LOGG", "MDF     ", NULL};
+    struct stat sb;
+    rtcosim_error err;
+    util_file_view view;
+    if (stat("/dev/zero", &sb) == 0) {
+        assert_int_equal(util_file_view_open("/dev/zero", "/dev/zero", "CAN log", magics, &view,
+                                             &err), RTCOSIM_EFORMAT);
+        assert_string_equal(err.message, "/dev/zero: not a text CAN log (a NUL byte at byte 0)");
+        assert_null(view.data);
+    }
+    static const char blf[] = {'L', 'O', 'G', 'G', 0, 0, 1, 0};
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], blf, sizeof blf), (ssize_t)sizeof blf);
+    close(fds[1]);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    assert_int_equal(util_file_view_open(path, "pipe", "CAN log", magics, &view, &err),
+                     RTCOSIM_OK);
+    assert_false(view.mapped);
+    assert_int_equal(view.size, sizeof blf);
+    assert_memory_equal(view.data, blf, sizeof blf);
+    util_file_view_close(&view);
+    close(fds[0]);
+    static const char candump[] = "(0.000000) can0 123#00\n\0";
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], candump, sizeof candump - 1), (ssize_t)sizeof candump - 1);
+    close(fds[1]);
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    assert_int_equal(util_file_view_open(path, "pipe", "CAN log", magics, &view, &err),
+                     RTCOSIM_EFORMAT);
+    assert_string_equal(err.message, "pipe: not a text CAN log (a NUL byte at byte 23)");
+    close(fds[0]);
+}
+
 static void a_regular_file_is_read_whole_nul_or_not(void **state)
 {
     (void)state;
@@ -104,6 +146,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_endless_binary_source_is_refused_at_once),
         cmocka_unit_test(a_pipe_is_read_whole_unless_text_meets_a_nul),
+        cmocka_unit_test(a_view_of_a_stream_is_text_unless_it_begins_with_a_magic),
         cmocka_unit_test(a_regular_file_is_read_whole_nul_or_not),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
