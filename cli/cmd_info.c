@@ -11,6 +11,7 @@
 #include "rtcosim/can_log.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/log.h"
 #include "rtcosim/lsbus.h"
 #include "rtcosim/results.h"
 
@@ -58,6 +59,10 @@ static void usage(FILE *out)
                  "A modelDescription.xml that breaks a rule of the standard whose violation does\n"
                  "not stop a correct run is accepted with a warning naming the variable (as\n"
                  "fmusim accepts the Reference FMUs); --strict refuses it instead.\n\n"
+                 "The interfaces the FMU declares are listed; for model exchange its continuous\n"
+                 "states and event indicators, read by loading it through that interface too: a\n"
+                 "model exchange part that would not load (what simulate --interface-type me\n"
+                 "refuses) is a warning, an error with --strict.\n\n"
                  "FMI 1.0: the interface (model exchange, co-simulation stand-alone or tool) and\n"
                  "the number of negatedAlias variables are shown; a negated alias is listed with\n"
                  "a value reference of rtcosim's own (it reads and writes minus its base).\n\n"
@@ -242,6 +247,57 @@ static void print_extras(const rtcosim_component *c, const rtcosim_fmu_extras *x
     }
 }
 
+/* The interfaces the FMU declares and, for model exchange (FMI 2.0 and 3.0),
+ * its continuous states and event indicators: read through a second load
+ * when another interface was loaded, and a model exchange part that would
+ * not load (a broken numberOfEventIndicators, no modelIdentifier: what
+ * `simulate --interface-type me` refuses) is a warning here, an error with
+ * --strict. Returns the exit code so far (0, or cli_fail's). */
+static int print_interfaces(const char *fmu, const rtcosim_fmu_options *opts,
+                            const rtcosim_fmu_info *info)
+{
+    char text[96] = "";
+    const char *names[] = {"co-simulation", "model exchange", "scheduled execution"};
+    const bool has[] = {info->has_co_simulation, info->has_model_exchange,
+                        info->has_scheduled_execution};
+    for (size_t k = 0; k < 3; k++)
+        if (has[k])
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s",
+                     text[0] ? ", " : "", names[k]);
+    print_fact("interfaces", text[0] ? text : "(none)");
+    if (!info->has_model_exchange || info->fmi1_kind)
+        return 0; /* (FMI 1.0: one interface, its line below) */
+    size_t states = info->state_count, indicators = info->event_indicator_count;
+    if (info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE) {
+        rtcosim_fmu_options me = *opts;
+        me.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;
+        me.model_exchange_fallback = false;
+        rtcosim_component *c = NULL;
+        rtcosim_error err;
+        /* (the warnings of the whole description were logged by the first load) */
+        rtcosim_log_level level = rtcosim_log_get_level();
+        rtcosim_log_set_level(RTCOSIM_LOG_ERROR);
+        rtcosim_status st = rtcosim_fmu_load(fmu, &me, &c, &err);
+        rtcosim_log_set_level(level);
+        if (st != RTCOSIM_OK) {
+            print_fact("model exchange", "cannot be used (see the warning)");
+            if (opts->strict)
+                return cli_fail("%s (its model exchange interface)", err.message);
+            rtcosim_log(RTCOSIM_LOG_WARNING, "info", "%s (its model exchange interface, which "
+                        "simulate --interface-type me refuses)", err.message);
+            return 0;
+        }
+        const rtcosim_fmu_info *mi = rtcosim_fmu_info_of(c);
+        states = mi->state_count;
+        indicators = mi->event_indicator_count;
+        rtcosim_component_free(c);
+    }
+    snprintf(text, sizeof text, "%zu continuous state%s, %zu event indicator%s", states,
+             states == 1 ? "" : "s", indicators, indicators == 1 ? "" : "s");
+    print_fact("model exchange", text);
+    return 0;
+}
+
 static int run_info(int argc, char **argv)
 {
     const char *fmu = NULL, *parameter_set = NULL, *dbc = NULL;
@@ -345,6 +401,11 @@ static int run_info(int argc, char **argv)
         print_fact("model identifier", info->model_identifier);
         if (info->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
             print_fact("interface", "scheduled execution (FMI 3.0 chapter 5)");
+        int rc = print_interfaces(fmu, &opts, info);
+        if (rc) {
+            rtcosim_component_free(c);
+            return rc;
+        }
         print_fact(info->fmi_version == RTCOSIM_FMI_3 ? "instantiation token" : "guid",
                    info->instantiation_token);
         print_fact("description", info->description);
@@ -358,8 +419,10 @@ static int run_info(int argc, char **argv)
         if (info->fmi1_kind) {
             char kind[128];
             if (info->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE)
-                snprintf(kind, sizeof kind, "%s, %zu continuous states, %zu event indicators",
-                         info->fmi1_kind, info->state_count, info->event_indicator_count);
+                snprintf(kind, sizeof kind, "%s, %zu continuous state%s, %zu event indicator%s",
+                         info->fmi1_kind, info->state_count, info->state_count == 1 ? "" : "s",
+                         info->event_indicator_count,
+                         info->event_indicator_count == 1 ? "" : "s");
             else
                 snprintf(kind, sizeof kind, "%s", info->fmi1_kind);
             print_fact("FMI 1.0 interface", kind);

@@ -121,6 +121,12 @@ typedef struct rtcosim_fmu_info {
      * rtcosim's own and read/write the negated value of their base. */
     const char *fmi1_kind;
     size_t negated_alias_count;
+    /* The interfaces modelDescription.xml declares (CoSimulation,
+     * ModelExchange, ScheduledExecution elements; FMI 1.0: Implementation
+     * or not), whichever one was loaded. */
+    bool has_co_simulation;
+    bool has_model_exchange;
+    bool has_scheduled_execution;
 } rtcosim_fmu_info;
 
 /* What the integrator of a model-exchange FMU did so far. */

@@ -484,6 +484,9 @@ static void fill_info(rtcosim_fmu *f)
     i->output_dependency_start = md->output_dependency_start;
     i->output_dependencies = md->output_dependencies;
     i->model_description_warnings = md->warning_count;
+    i->has_co_simulation = md->has_co_simulation;
+    i->has_model_exchange = md->has_model_exchange;
+    i->has_scheduled_execution = md->has_scheduled_execution;
     if (md->version == RTCOSIM_FMI_1) {
         i->fmi1_kind = f->model_exchange ? "model exchange"
                        : md->fmi1_tool   ? "co-simulation tool"
