@@ -546,9 +546,15 @@ def _text(b):
     return b.decode() if b is not None else None
 
 
+_INTERFACES = ("co-simulation", "model exchange", "scheduled execution")  # rtcosim_fmi_interface
+
+
 def info(filename):
     """The facts of an FMU as a dict: fmi_version, model_name, guid (FMI 2.0
     guid / FMI 3.0 instantiationToken), description, author, generation_tool,
+    interfaces (those it declares: "co-simulation", "model exchange",
+    "scheduled execution"), interface (the one loaded: co-simulation where
+    declared), model_description_warnings,
     default_experiment {start_time, stop_time, step_size, tolerance} (None
     where absent), capabilities and variables (a list of dicts with name,
     type, causality, variability, unit, description, start,
@@ -563,7 +569,13 @@ def info(filename):
             result.update(fmi_version=_text(fi.fmi_version_text), guid=_text(fi.instantiation_token),
                           description=_text(fi.description), author=_text(fi.author),
                           version=_text(fi.version), generation_tool=_text(fi.generation_tool),
-                          model_identifier=_text(fi.model_identifier))
+                          model_identifier=_text(fi.model_identifier),
+                          interfaces=[name for name, has in (
+                              ("co-simulation", fi.has_co_simulation),
+                              ("model exchange", fi.has_model_exchange),
+                              ("scheduled execution", fi.has_scheduled_execution)) if has],
+                          interface=_INTERFACES[fi.interface_type],
+                          model_description_warnings=fi.model_description_warnings)
         result["default_experiment"] = {
             "start_time": d.default_start / 1e9 if d.has_default_start else None,
             "stop_time": d.default_stop / 1e9 if d.has_default_stop else None,

@@ -89,12 +89,23 @@ class FmuOptions(ctypes.Structure):
 
 
 class FmuInfo(ctypes.Structure):
-    """The leading fields of rtcosim_fmu_info (fmu.h) that info() reports."""
+    """rtcosim_fmu_info (fmu.h), field for field."""
     _fields_ = [("fmi_version", ctypes.c_int), ("fmi_version_text", ctypes.c_char_p),
                 ("model_name", ctypes.c_char_p), ("instantiation_token", ctypes.c_char_p),
                 ("description", ctypes.c_char_p), ("author", ctypes.c_char_p),
                 ("version", ctypes.c_char_p), ("generation_tool", ctypes.c_char_p),
-                ("generation_date", ctypes.c_char_p), ("model_identifier", ctypes.c_char_p)]
+                ("generation_date", ctypes.c_char_p), ("model_identifier", ctypes.c_char_p),
+                ("extracted_dir", ctypes.c_char_p), ("binary_path", ctypes.c_char_p),
+                ("output_indices", ctypes.c_void_p), ("output_count", ctypes.c_size_t),
+                ("interface_type", ctypes.c_int), ("state_count", ctypes.c_size_t),
+                ("event_indicator_count", ctypes.c_size_t),
+                ("output_dependencies_declared", ctypes.c_void_p),
+                ("output_dependency_start", ctypes.c_void_p),
+                ("output_dependencies", ctypes.c_void_p),
+                ("model_description_warnings", ctypes.c_size_t),
+                ("fmi1_kind", ctypes.c_char_p), ("negated_alias_count", ctypes.c_size_t),
+                ("has_co_simulation", ctypes.c_bool), ("has_model_exchange", ctypes.c_bool),
+                ("has_scheduled_execution", ctypes.c_bool)]
 
 
 PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double, ctypes.c_double)

@@ -118,7 +118,9 @@ def test_model_exchange_only_fmu_is_simulated_with_model_exchange():
     assert list(result["x"]) == [0.75 ** n for n in range(5)]
     with pytest.raises(rtcosim.Error, match="does not support co-simulation"):
         rtcosim.simulate(fmu("DahlquistMEOnly-fmi3.fmu"), fmi_type="CoSimulation")
-    assert rtcosim.info(fmu("DahlquistMEOnly-fmi3.fmu"))["model_name"] == "Dahlquist"
+    me_only = rtcosim.info(fmu("DahlquistMEOnly-fmi3.fmu"))
+    assert me_only["model_name"] == "Dahlquist"
+    assert me_only["interfaces"] == ["model exchange"] and me_only["interface"] == "model exchange"
 
 
 def test_dahlquist_follows_the_exact_solution():
@@ -146,6 +148,11 @@ def test_info_matches_model_description():
         i = rtcosim.info(fmu(name))
         assert i["fmi_version"] == md.get("fmiVersion")
         assert i["model_name"] == md.get("modelName")
+        declared = [kind for kind, element in (("co-simulation", "CoSimulation"),
+                                               ("model exchange", "ModelExchange"),
+                                               ("scheduled execution", "ScheduledExecution"))
+                    if md.find(element) is not None]
+        assert i["interfaces"] == declared and i["interface"] == "co-simulation"
         # Variables carry a name and a valueReference (ModelStructure entries no name).
         declared = [v.get("name") for v in md.iter()
                     if v.get("valueReference") is not None and v.get("name")]
