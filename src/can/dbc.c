@@ -273,7 +273,7 @@ rtcosim_status rtcosim_dbc_load(const char *path, rtcosim_dbc **out, rtcosim_err
     size_t n = strlen(path);
     bool arxml = n > 6 && strcasecmp(path + n - 6, ".arxml") == 0;
     /* (an ARXML file is XML, which may be UTF-16: NUL bytes are text there) */
-    rtcosim_status st = arxml ? util_read_file(path, path, "ARXML file", &data, &size, err)
+    rtcosim_status st = arxml ? util_read_xml_file(path, path, "ARXML file", &data, &size, err)
                               : util_read_text_file(path, path, "DBC file", &data, &size, err);
     if (st != RTCOSIM_OK)
         return st;

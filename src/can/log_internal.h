@@ -50,9 +50,9 @@ int can_log_bus(rtcosim_can_log *log, const char *name, uint32_t *out);
  * ASC's CAN FD/XL lines and of BLF objects). */
 uint32_t can_log_entry_bits(const rtcosim_can_log_entry *e);
 
-/* The leading bytes of the binary logs (BLF, MDF, an unfinished MDF), NULL
- * at the end: any other log is text (util_file_view_open). */
-extern const char *const can_log_binary_magics[];
+/* True when the bytes start as a binary log (BLF or MDF): any other log is
+ * text (util_file_view_open). */
+bool can_log_is_binary(const char *data, size_t size);
 
 /* True when the bytes start as a BLF file ("LOGG"). */
 bool can_log_is_blf(const void *data, size_t size);

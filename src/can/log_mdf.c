@@ -199,7 +199,7 @@ rtcosim_status rtcosim_can_log_read_database(const char *path, char **text, size
     *text = *name = NULL;
     *size = 0;
     util_file_view view;
-    rtcosim_status st = util_file_view_open(path, path, "CAN log", can_log_binary_magics, &view,
+    rtcosim_status st = util_file_view_open(path, path, "CAN log", can_log_is_binary, &view,
                                              err);
     if (st != RTCOSIM_OK)
         return st;

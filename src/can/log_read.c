@@ -612,14 +612,17 @@ rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *
     return RTCOSIM_OK;
 }
 
-const char *const can_log_binary_magics[] = {"LOGG", "MDF     ", "UnFinMF ", NULL};
+bool can_log_is_binary(const char *data, size_t size)
+{
+    return can_log_is_blf(data, size) || can_log_is_mdf(data, size);
+}
 
 static rtcosim_status read_log(const char *path, rtcosim_can_log_frame_fn *frame, void *context,
                                rtcosim_can_log **out, rtcosim_error *err)
 {
     *out = NULL;
     util_file_view view;
-    rtcosim_status st = util_file_view_open(path, path, "CAN log", can_log_binary_magics, &view,
+    rtcosim_status st = util_file_view_open(path, path, "CAN log", can_log_is_binary, &view,
                                              err);
     if (st != RTCOSIM_OK)
         return st;

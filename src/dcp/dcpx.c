@@ -12,6 +12,7 @@
 #include <libxml/tree.h>
 
 #include "rtcosim/dcp.h"
+#include "util/read_file.h"
 #include "util/text.h"
 #include "util/xml_read.h"
 
@@ -449,29 +450,12 @@ done:
 rtcosim_status rtcosim_dcpx_load(const char *path, rtcosim_dcpx **out, rtcosim_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rtcosim_error_set(err, RTCOSIM_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
     char *buf = NULL;
-    size_t size = 0, cap = 0;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-            }
-            buf = nb;
-        }
-        size_t n = fread(buf + size, 1, cap - size, f);
-        size += n;
-        if (n == 0)
-            break;
-    }
-    fclose(f);
-    rtcosim_status st = rtcosim_dcpx_parse(buf, size, path, out, err);
+    size_t size = 0;
+    rtcosim_status st = util_read_xml_file(path, path, NULL, &buf, &size, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    st = rtcosim_dcpx_parse(buf, size, path, out, err);
     free(buf);
     return st;
 }

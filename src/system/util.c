@@ -135,7 +135,7 @@ rtcosim_status system_read_xml_file(const char *path, const char *label, xmlDoc 
     *out = NULL;
     char *data;
     size_t size;
-    rtcosim_status st = util_read_file(path, label, NULL, &data, &size, err);
+    rtcosim_status st = util_read_xml_file(path, label, NULL, &data, &size, err);
     if (st == RTCOSIM_OK)
         st = system_read_xml(data, size, label, out, err);
     free(data);

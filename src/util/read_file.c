@@ -13,24 +13,18 @@
 
 #include "util/read_file.h"
 
-/* Whether data (size bytes) begins with one of the NULL-terminated magics. */
-static bool begins_with_one(const char *data, size_t size, const char *const *magics)
-{
-    for (; *magics; magics++) {
-        size_t n = strlen(*magics);
-        if (size >= n && memcmp(data, *magics, n) == 0)
-            return true;
-    }
-    return false;
-}
+/* A stream (not a regular file) read as binary data ends as an error past
+ * this: /dev/zero is not read until memory runs out. */
+#define STREAM_LIMIT ((size_t)UTIL_READ_STREAM_LIMIT_MIB << 20)
 
 /* The rest of f into a malloc'd buffer (messages as util_read_file's);
  * text: a NUL byte ends it as an error at once (binary data, or an endless
  * source such as /dev/zero, is not read to its end first); binary (not
- * text): text unless its first bytes are one of these magics. */
+ * text): text unless binary() takes its first bytes for binary data; limit:
+ * more bytes than this are an error (0: none). */
 static rtcosim_status read_all(FILE *f, const char *label, const char *kind, bool text,
-                               const char *const *binary, char **data, size_t *size,
-                               rtcosim_error *err)
+                               util_is_binary_fn *binary, size_t limit, char **data,
+                               size_t *size, rtcosim_error *err)
 {
     const char *space = kind ? " " : "";
     kind = kind ? kind : "";
@@ -49,7 +43,7 @@ static rtcosim_status read_all(FILE *f, const char *label, const char *kind, boo
             cap = new_cap;
         }
         size_t got = fread(buffer + used, 1, cap - used, f);
-        if (used == 0 && binary && !begins_with_one(buffer, got, binary))
+        if (used == 0 && binary && !binary(buffer, got))
             text = true;
         const char *nul = text ? memchr(buffer + used, '\0', got) : NULL;
         if (nul) {
@@ -59,6 +53,13 @@ static rtcosim_status read_all(FILE *f, const char *label, const char *kind, boo
             break;
         }
         used += got;
+        if (limit && used > limit) {
+            bool mib = limit >= (1u << 20);
+            st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: more than %zu %s from a stream "
+                                   "(not a regular file)%s%s", label, mib ? limit >> 20 : limit,
+                                   mib ? "MiB" : "bytes", *kind ? ": no " : "", kind);
+            break;
+        }
         if (got == 0) {
             if (ferror(f))
                 st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot read%s%s: %s", label, space,
@@ -75,9 +76,12 @@ static rtcosim_status read_all(FILE *f, const char *label, const char *kind, boo
     return RTCOSIM_OK;
 }
 
-/* path opened and read whole; text: a non-regular source stops at a NUL. */
+/* path opened and read whole; a non-regular source: text stops at a NUL
+ * (binary data, when binary() takes its first bytes for it, does not),
+ * anything else at STREAM_LIMIT. */
 static rtcosim_status read_path(const char *path, const char *label, const char *kind,
-                                bool text, char **data, size_t *size, rtcosim_error *err)
+                                bool text, util_is_binary_fn *binary, size_t stream_limit,
+                                char **data, size_t *size, rtcosim_error *err)
 {
     *data = NULL;
     *size = 0;
@@ -89,7 +93,9 @@ static rtcosim_status read_path(const char *path, const char *label, const char 
     struct stat sb;
     /* a regular file is read whole: its reader names the line of a NUL */
     bool endless = fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode);
-    rtcosim_status st = read_all(f, label, kind, text && endless, NULL, data, size, err);
+    rtcosim_status st = read_all(f, label, kind, text && endless && !binary,
+                                 endless ? binary : NULL, endless && !text ? stream_limit : 0,
+                                 data, size, err);
     fclose(f);
     return st;
 }
@@ -97,17 +103,41 @@ static rtcosim_status read_path(const char *path, const char *label, const char 
 rtcosim_status util_read_file(const char *path, const char *label, const char *kind,
                               char **data, size_t *size, rtcosim_error *err)
 {
-    return read_path(path, label, kind, false, data, size, err);
+    return read_path(path, label, kind, false, NULL, STREAM_LIMIT, data, size, err);
+}
+
+rtcosim_status util_read_file_limit(const char *path, const char *label, const char *kind,
+                                    size_t stream_limit, char **data, size_t *size,
+                                    rtcosim_error *err)
+{
+    return read_path(path, label, kind, false, NULL, stream_limit, data, size, err);
 }
 
 rtcosim_status util_read_text_file(const char *path, const char *label, const char *kind,
                                    char **data, size_t *size, rtcosim_error *err)
 {
-    return read_path(path, label, kind, true, data, size, err);
+    return read_path(path, label, kind, true, NULL, 0, data, size, err);
+}
+
+/* XML in UTF-16 holds NUL bytes: a '<' or a byte-order mark with a NUL beside
+ * it (XML 1.0 appendix F) says which; UTF-8 and ASCII XML is text. */
+static bool xml_is_utf16(const char *data, size_t size)
+{
+    if (size < 2)
+        return false;
+    unsigned char a = (unsigned char)data[0], b = (unsigned char)data[1];
+    return (a == 0xFF && b == 0xFE) || (a == 0xFE && b == 0xFF) || (a == '<' && b == 0) ||
+           (a == 0 && b == '<');
+}
+
+rtcosim_status util_read_xml_file(const char *path, const char *label, const char *kind,
+                                  char **data, size_t *size, rtcosim_error *err)
+{
+    return read_path(path, label, kind, false, xml_is_utf16, STREAM_LIMIT, data, size, err);
 }
 
 rtcosim_status util_file_view_open(const char *path, const char *label, const char *kind,
-                                   const char *const *binary, util_file_view *view,
+                                   util_is_binary_fn *binary, util_file_view *view,
                                    rtcosim_error *err)
 {
     *view = (util_file_view){0};
@@ -131,7 +161,7 @@ rtcosim_status util_file_view_open(const char *path, const char *label, const ch
     }
     char *data = NULL;
     size_t size = 0;
-    rtcosim_status s = read_all(f, label, kind, false, binary, &data, &size, err);
+    rtcosim_status s = read_all(f, label, kind, false, binary, 0, &data, &size, err);
     fclose(f);
     if (s == RTCOSIM_OK)
         *view = (util_file_view){.data = data, .size = size};
