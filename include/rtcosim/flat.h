@@ -156,6 +156,11 @@ typedef struct rtcosim_flat_system_options {
     const char *const *input_column_inputs;
     const char *const *input_columns;
     size_t input_column_count;
+    /* As rtcosim_flat_simulate_options.interrupt: read after every macro
+     * step (real time: every frame); non-zero ends the run with
+     * RTCOSIM_ECANCELED ("interrupted"), no rows returned as if complete
+     * (a real-time run's output_file keeps the rows so far). NULL: none. */
+    const int *interrupt;
 } rtcosim_flat_system_options;
 /* rt_names beyond rtcosim_rt_option_set's: "estimator" may repeat, each
  * either the default spec or a per-signal "SIGNAL=SPEC" (as `run

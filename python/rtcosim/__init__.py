@@ -210,28 +210,36 @@ def _run_interruptibly(call, interrupt):
     """call() (a library run; ctypes releases the GIL) on a helper thread, so
     that Ctrl-C reaches the waiting main thread at once: Python runs signal
     handlers only between bytecodes of the main thread, never while it is in
-    C. On KeyboardInterrupt the library is told through `interrupt` (read
-    after every step), the run is waited for and the interrupt re-raised:
-    nothing is returned as if complete. Off the main thread (no signals
+    C. On KeyboardInterrupt (or any exception raised meanwhile, e.g. by a
+    SIGALRM handler) the library is told through `interrupt` (read after
+    every step), the run is waited for and the exception re-raised: nothing
+    is returned as if complete and no run goes on behind the caller. Off the main thread (no signals
     arrive there) call() runs directly."""
     if threading.current_thread() is not threading.main_thread():
         return call()
     box = {}
+    # (an Event, not Thread.join: CPython 3.11's join, interrupted by an
+    # exception, releases the running thread's state lock and from then on
+    # returns at once, with the run still going)
+    finished = threading.Event()
 
     def target():
         try:
             box["value"] = call()
         except BaseException as e:  # noqa: BLE001 - handed to the caller
             box["error"] = e
+        finally:
+            finished.set()
 
     worker = threading.Thread(target=target, name="rtcosim-run", daemon=True)
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.05)
-    except KeyboardInterrupt:
+        while not finished.wait(0.05):
+            pass
+    except BaseException:  # Ctrl-C, or any exception a signal handler raised
         interrupt.value = 1
-        worker.join()  # the run ends within one step
+        while not finished.wait(0.05):  # the run ends within one step
+            pass
         raise
     if "error" in box:
         raise box["error"]
@@ -698,9 +706,13 @@ class System:
 
     def _call(self, o, cb):
         err, handle = ErrorStruct(), ctypes.c_void_p()
-        status = lib.rtcosim_flat_system_run(self.path.encode(), ctypes.byref(o),
-                                             ctypes.byref(handle), ctypes.byref(err))
+        interrupt = ctypes.c_int(0)  # Ctrl-C ends the run within a step (a frame)
+        o.interrupt = ctypes.pointer(interrupt)
         try:
+            status = _run_interruptibly(
+                lambda: lib.rtcosim_flat_system_run(os.fsencode(self.path), ctypes.byref(o),
+                                                    ctypes.byref(handle), ctypes.byref(err)),
+                interrupt)
             cb.check()
             err.check(status)
         except BaseException:

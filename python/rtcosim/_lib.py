@@ -154,7 +154,8 @@ class SystemOptions(ctypes.Structure):
                 ("rt_names", _STRINGS), ("rt_values", _STRINGS), ("rt_count", ctypes.c_size_t),
                 ("input_file", ctypes.c_char_p),
                 ("input_column_inputs", _STRINGS), ("input_columns", _STRINGS),
-                ("input_column_count", ctypes.c_size_t)]
+                ("input_column_count", ctypes.c_size_t),
+                ("interrupt", ctypes.POINTER(ctypes.c_int))]
 
 
 class Column(ctypes.Structure):

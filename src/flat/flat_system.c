@@ -21,6 +21,7 @@ typedef struct run_context {
     rtcosim_value *row;
     uint64_t every, calls;
     rtcosim_flat_progress_state progress;
+    const int *interrupt;
 } run_context;
 
 static double wall_seconds(void)
@@ -35,6 +36,8 @@ static rtcosim_status observe(void *context, rtcosim_time_ns t, const double *va
                               rtcosim_error *err)
 {
     run_context *rc = context;
+    if (rc->interrupt && __atomic_load_n(rc->interrupt, __ATOMIC_RELAXED))
+        return rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted");
     rtcosim_status st = rtcosim_flat_report(&rc->progress, t, err);
     if (st != RTCOSIM_OK || rc->calls++ % rc->every != 0)
         return st;
@@ -188,6 +191,7 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
     if (st != RTCOSIM_OK)
         goto done;
     rc.progress = (rtcosim_flat_progress_state){o->progress, o->progress_context, start, stop, 0};
+    rc.interrupt = o->interrupt;
     double wall = wall_seconds();
     st = rtcosim_master_run(m, stop, observe, &rc, err);
     wall = wall_seconds() - wall;
@@ -343,6 +347,8 @@ static rtcosim_status run_real_time(const char *path, const rtcosim_system_desc 
     so.start_values = o->start_values;
     so.start_count = o->start_count;
     so.output_file = o->output_file;
+    /* (an int read and written whole: the executor's atomic_int) */
+    so.rt.stop_request = (const atomic_int *)o->interrupt;
     if ((st = parse_time("output_interval", o->output_interval, NULL, &so.output_interval, err)) !=
         RTCOSIM_OK)
         goto done;
@@ -356,6 +362,10 @@ static rtcosim_status run_real_time(const char *path, const rtcosim_system_desc 
         goto done;
     st = rtcosim_system_rt_run(srt, err);
     wall = wall_seconds() - wall;
+    if (st == RTCOSIM_OK && rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt))->interrupted)
+        st = rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted at t = %.9g s",
+                               rtcosim_time_to_seconds(
+                                   rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt))->stopped_at));
     if (st != RTCOSIM_OK) {
         rtcosim_error_prefix(err, "%s: ", path);
         goto done;

@@ -12,7 +12,7 @@ import time
 import pytest
 
 import rtcosim
-from conftest import fmu
+from conftest import fmu, source
 
 # Dahlquist with 1 ms steps to 1e6 s: 1e9 steps, hours on any machine; one
 # recorded row (record_every) so that memory stays small.
@@ -44,6 +44,64 @@ def test_ctrl_c_raises_keyboard_interrupt_within_a_step(callbacks):
     assert result == "nothing"  # no table came back
     # a step of Dahlquist takes microseconds; seconds of slack for a loaded machine
     assert waited < 3.0, f"KeyboardInterrupt {waited:.2f} s after SIGINT"
+    _assert_the_run_ended()
+
+
+def _assert_the_run_ended():
+    """No run goes on behind the caller (CPython 3.11's Thread.join,
+    interrupted, returned at once with the run still going)."""
+    running = [t.name for t in threading.enumerate() if t.name == "rtcosim-run"]
+    assert not running, "the run goes on after the exception"
+
+
+SPRINGS = source("tests", "rtrun", "springs.ssd")
+
+
+class _Alarm(Exception):
+    pass
+
+
+@pytest.mark.parametrize("run", [
+    lambda: rtcosim.System(SPRINGS).run(stop_time=1e6, step_size=1e-4, output_interval=1e3),
+    lambda: rtcosim.System(SPRINGS).run_real_time(stop_time=100, step_size=1e-3),
+], ids=["system", "system-real-time"])
+def test_ctrl_c_ends_a_system_run(run):
+    """System.run and run_real_time: KeyboardInterrupt within a macro step
+    (a frame), the run ended (a real-time run used to lose the interrupt in a
+    log callback and run to its end)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    sent = []
+
+    def interrupt():
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+    timer = threading.Timer(0.5, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run()
+        waited = time.monotonic() - sent[0]
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert waited < 3.0, f"KeyboardInterrupt {waited:.2f} s after SIGINT"
+    _assert_the_run_ended()
+
+
+def test_any_exception_raised_meanwhile_ends_the_run():
+    """An exception from a signal handler (here SIGALRM's) while simulate
+    waits ends the run as Ctrl-C does; it used to go on in the background."""
+    def raise_alarm(signum, frame):
+        raise _Alarm()
+    previous = signal.signal(signal.SIGALRM, raise_alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(_Alarm):
+            rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), **LONG_RUN)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    _assert_the_run_ended()
 
 
 def _rss_bytes():
