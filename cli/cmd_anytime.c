@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/log.h"
 #include "rtcosim/anytime.h"
 #include "rtcosim/clock.h"
@@ -66,7 +67,8 @@ static void usage(FILE *out)
             "  --output-variable NAME   deliver this Float64 variable (repeatable;\n"
             "                           default: every Float64 output)\n"
             "  -o, --output-file FILE   write one row per period as CSV (delivered variant, margin,\n"
-            "                           outputs, execution times, outcomes)\n"
+            "                           outputs, execution times, outcomes); Ctrl-C, SIGTERM\n"
+            "                           or SIGHUP: the periods run so far, exit 128 + signal\n"
             "  --priority N             run under SCHED_FIFO priority N (1-99) with memory\n"
             "                           locked, best effort with a warning when refused; each\n"
             "                           period then keeps an idle reserve (the kernel's\n"
@@ -413,11 +415,19 @@ static int run_anytime(int argc, char **argv)
     }
     if (rtcosim_anytime_start(set, NULL, &err))
         goto fail;
-    for (size_t k = 0; k < periods; k++) {
+    /* Ctrl-C, SIGTERM or SIGHUP: the periods so far are the results, their
+     * summary printed and their records written, exit 128 + signal */
+    cli_signals_install();
+    size_t done_periods = 0;
+    for (; done_periods < periods && !atomic_load(&cli_stop_signal); done_periods++) {
         rtcosim_anytime_wait_release(set);
         if (rtcosim_anytime_run_period(set, NULL, outputs, NULL, &err))
             goto fail;
     }
+    int stop = atomic_load(&cli_stop_signal);
+    if (stop)
+        fprintf(stderr, "rtcosim: anytime: ended by %s after %zu of %zu periods\n",
+                cli_signal_name(stop), done_periods, periods);
     rtcosim_anytime_summary s;
     if (rtcosim_anytime_summary_get(set, &s, &err))
         goto fail;
@@ -425,15 +435,19 @@ static int run_anytime(int argc, char **argv)
     for (size_t i = 0; i < output_count; i++)
         printf("final %s = %.17g\n", names[i], outputs[i]);
     if (o.output_file) {
-        if (rtcosim_anytime_write_csv(set, o.output_file, &err))
+        cli_signals_hold(); /* the records whole, a second signal or not */
+        rtcosim_status written = rtcosim_anytime_write_csv(set, o.output_file, &err);
+        cli_signals_release();
+        if (written)
             goto fail;
         printf("records: %s\n", o.output_file);
     }
-    rc = 0;
+    rc = stop ? cli_signal_exit_code(stop) : 0;
     goto done;
 fail:
     rc = cli_fail_error(&err);
 done:
+    cli_signals_restore();
     rtcosim_anytime_free(set);
     for (size_t i = 0; i < o.step_count; i++)
         rtcosim_component_free(instances[i]);

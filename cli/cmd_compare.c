@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/results.h"
 
@@ -124,9 +125,12 @@ static int draw(const char *output, const char *reference, const char *actual,
     rtcosim_plot_options po = {.title = title, .has_from = !isnan(from), .from = from,
                                .has_to = !isnan(to), .to = to};
     rtcosim_error err;
-    if (rtcosim_plot_files(paths, 2, names, n, output, &po, NULL, &err) != RTCOSIM_OK)
-        return cli_fail_error(&err);
-    return 0;
+    /* Ctrl-C: no half image (it is written as OUT.part, renamed whole) */
+    cli_signals_install();
+    cli_signals_abandon_on_first("compare --plot");
+    rtcosim_status st = rtcosim_plot_files(paths, 2, names, n, output, &po, NULL, &err);
+    cli_signals_restore();
+    return st == RTCOSIM_OK ? 0 : cli_fail_error(&err);
 }
 
 static int run_compare(int argc, char **argv)

@@ -544,10 +544,12 @@ static int run_events(int argc, char **argv)
     bool ran = built && rtcosim_events_run(sim, &ro, &stats, &err) == RTCOSIM_OK;
     int stop_signal = atomic_load(&cli_stop_signal);
     bool stopped = built && !ran && tr.size == 1 && stop_signal && err.status == RTCOSIM_ECANCELED;
-    cli_signals_restore();
     cli_progress_watch_stop(&progress);
     cli_serve_events_finish(&serve, ran || stopped ? (stopped ? stats.end_time : ro.stop_time)
                                                    : rtcosim_events_progress(sim));
+    /* the CAN log is written now, whole: a second Ctrl-C waits for it (it
+     * used to cut the file short with the default handlers back) */
+    cli_signals_hold();
     if (!(ran || stopped) && built && can_log && tr.size == 1) {
         /* a model failed: the frames the bus carried up to it are results
          * (sequential and conservative runs stop with every earlier event
@@ -567,9 +569,14 @@ static int run_events(int argc, char **argv)
         (can_log && rtcosim_events_owns(sim, bus_lp) &&
          rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
              RTCOSIM_OK)) {
+        cli_signals_release();
+        cli_signals_restore();
         rc = tr.size > 1 ? cli_fail("rank %d: %s", tr.rank, err.message) : cli_fail_error(&err);
         goto done;
     }
+    /* (a second signal that came meanwhile exits at once now, the log whole) */
+    cli_signals_release();
+    cli_signals_restore();
     if (tr.rank != 0)
         goto done; /* rank 0 holds the gathered result and prints */
     rtcosim_time_ns reached = stopped ? stats.end_time : ro.stop_time;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/plot.h"
 
 static void usage(FILE *out)
@@ -130,7 +131,13 @@ static int run_plot(int argc, char **argv)
         rtcosim_error err;
         rtcosim_error_clear(&err);
         rtcosim_plot_stats stats = {0};
-        if (rtcosim_plot_files(files, nfiles, vars, nvars, output, &opts, &stats, &err) != RTCOSIM_OK)
+        /* Ctrl-C: no half image (it is written as OUT.part, renamed whole) */
+        cli_signals_install();
+        cli_signals_abandon_on_first("plot");
+        rtcosim_status st = rtcosim_plot_files(files, nfiles, vars, nvars, output, &opts, &stats,
+                                               &err);
+        cli_signals_restore();
+        if (st != RTCOSIM_OK)
             rc = cli_fail_error(&err);
         else {
             if (stats.points_dropped_log)

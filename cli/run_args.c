@@ -306,8 +306,9 @@ void cli_run_usage(FILE *out)
     cli_serve_usage(out);
     fprintf(out,
             "\nThe real-time summary's terms:\n%s\n"
-            "SIGINT/SIGTERM (Ctrl-C) end the run at the next step (real time: frame): the\n"
-            "results so far, the report and the summary are written, temporary files removed;\n"
+            "SIGINT/SIGTERM/SIGHUP (Ctrl-C, a closed terminal) end the run at the next step\n"
+            "(real time: frame): the results so far, the report and the summary are written,\n"
+            "temporary files removed;\n"
             "a second signal exits at once, as does a component call still running 5 s after\n"
             "the first, on any thread of --threads or --speculate (the rows so far written,\n"
             "the component and call named). A lost partner\n"
@@ -317,8 +318,8 @@ void cli_run_usage(FILE *out)
             "exit codes: 0 ran to the end (or a component asked to end it); 1 error; 2 bad\n"
             "command line; 3 real time: the non-real-time partner was lost (the real-time\n"
             "part ran on estimates; results complete); 4 real time: a deadline was missed\n"
-            "under --overrun fail; 5 --step-timeout passed; 130 / 143 ended by SIGINT /\n"
-            "SIGTERM (results so far kept).\n"
+            "under --overrun fail; 5 --step-timeout passed; 130 / 143 / 129 ended by SIGINT /\n"
+            "SIGTERM / SIGHUP (results so far kept).\n"
             "A component that crashes gets the rows so far written and a line naming it and\n"
             "its FMI call before the process dies of the signal; exit() in one gives 1.\n",
             rtcosim_rt_summary_legend());

@@ -22,10 +22,11 @@
 
 atomic_int cli_stop_signal;
 
-static struct sigaction previous_int, previous_term;
+static struct sigaction previous_int, previous_term, previous_hup;
 static int installed;
 
 static const char *exit_at_once_what; /* cli_signals_exit_at_once */
+static const char *abandon_what;      /* cli_signals_abandon_on_first */
 static void (*first_signal_hook)(void *); /* cli_signals_on_first */
 static void *first_signal_arg;
 static void put(const char *text);
@@ -36,13 +37,29 @@ static timer_t grace_timer; /* CLI_STOP_GRACE_S after the first signal, on the i
 static bool grace_timer_armed_ok;
 static void report_death(const char *event, bool any_thread);
 
+/* The name of a stopping signal, async-signal-safe. */
+static const char *stop_name(int signo)
+{
+    return signo == SIGINT ? "SIGINT" : signo == SIGHUP ? "SIGHUP" : "SIGTERM";
+}
+
 static void on_signal(int signo)
 {
+    if (abandon_what) {
+        rtcosim_recorder_flush_all_signal_safe(); /* (the part file goes) */
+        put("rtcosim: ");
+        put(abandon_what);
+        put(": ended by ");
+        put(stop_name(signo));
+        put(" before its file was complete: nothing written\n");
+        _exit(128 + signo);
+    }
     if (exit_at_once_what) {
         rtcosim_recorder_flush_all_signal_safe();
         put("rtcosim: ");
         put(exit_at_once_what);
-        put(signo == SIGINT ? ": ended by SIGINT" : ": ended by SIGTERM");
+        put(": ended by ");
+        put(stop_name(signo));
         put(" (under mpirun: the job was stopped or another rank ended, see above); the rows"
             " computed so far are in the results file\n");
         _exit(128 + signo);
@@ -78,10 +95,11 @@ static void on_stop_grace(int signo)
     int stop = atomic_load(&cli_stop_signal);
     rtcosim_recorder_flush_all_signal_safe();
     rtcosim_isolate_kill_all();
-    report_death(stop == SIGINT ? "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGINT"
-                                : "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGTERM",
+    report_death(stop == SIGINT   ? "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGINT"
+                 : stop == SIGHUP ? "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGHUP"
+                                  : "did not return within " GRACE_TEXT(CLI_STOP_GRACE_S) " s of SIGTERM",
                  true);
-    _exit(128 + (stop == SIGINT ? SIGINT : SIGTERM));
+    _exit(128 + (stop == SIGINT || stop == SIGHUP ? stop : SIGTERM));
 }
 
 void cli_signals_install(void)
@@ -97,6 +115,8 @@ void cli_signals_install(void)
     rtcosim_isolate_clear_interrupt();
     sigaction(SIGINT, &sa, &previous_int);
     sigaction(SIGTERM, &sa, &previous_term);
+    /* a closed terminal ends the run as SIGTERM does, its results kept */
+    sigaction(SIGHUP, &sa, &previous_hup);
     /* The grace timer signals this (the running) thread, whose component
      * call it looks at (the call marks are per thread). */
     struct sigaction grace;
@@ -127,14 +147,32 @@ void cli_signals_on_first(void (*hook)(void *), void *arg)
         hook(arg);
 }
 
+void cli_signals_abandon_on_first(const char *what) { abandon_what = what; }
+
+static sigset_t held_previous;
+
+void cli_signals_hold(void)
+{
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop, &held_previous);
+}
+
+void cli_signals_release(void) { pthread_sigmask(SIG_SETMASK, &held_previous, NULL); }
+
 void cli_signals_restore(void)
 {
     exit_at_once_what = NULL;
+    abandon_what = NULL;
     first_signal_hook = NULL;
     if (!installed)
         return;
     sigaction(SIGINT, &previous_int, NULL);
     sigaction(SIGTERM, &previous_term, NULL);
+    sigaction(SIGHUP, &previous_hup, NULL);
     if (grace_timer_armed_ok) {
         grace_timer_armed_ok = false;
         timer_delete(grace_timer);
@@ -150,6 +188,8 @@ const char *cli_signal_name(int signo)
         return "SIGINT";
     if (signo == SIGTERM)
         return "SIGTERM";
+    if (signo == SIGHUP)
+        return "SIGHUP";
     if (signo == CLI_STOP_LIVE_VIEW)
         return "the live view's stop";
     snprintf(buffer, sizeof buffer, "signal %d", signo);

@@ -19,7 +19,9 @@
 extern atomic_int cli_stop_signal;
 #define CLI_STOP_LIVE_VIEW 1024
 
-/* Install the handlers (the previous ones are restored by cli_signals_restore). */
+/* Install the handlers of SIGINT, SIGTERM and SIGHUP (a closed terminal
+ * stops the run as SIGTERM does; the previous ones are restored by
+ * cli_signals_restore). */
 void cli_signals_install(void);
 void cli_signals_restore(void);
 /* After cli_signals_install: the first signal already writes the buffered
@@ -27,6 +29,16 @@ void cli_signals_restore(void);
  * MPI ranks, where mpirun sends SIGTERM when another rank died and this one
  * may be waiting for it in an exchange that never returns. */
 void cli_signals_exit_at_once(const char *what);
+/* After cli_signals_install, for a command whose output is worth nothing
+ * until whole (a plot): the first signal removes the part files and exits
+ * (128 + signal) with "rtcosim: WHAT: ended by SIGINT before its file was
+ * complete: nothing written". */
+void cli_signals_abandon_on_first(const char *what);
+/* Hold SIGINT, SIGTERM and SIGHUP back on this thread while a file that a
+ * stop would cut short is written (a CAN log written at the end); released,
+ * a signal that came meanwhile acts (with the handlers then in place). */
+void cli_signals_hold(void);
+void cli_signals_release(void);
 /* After cli_signals_install: the first signal also calls hook(arg) in the
  * handler (so hook must be async-signal-safe, e.g. one atomic store): for a
  * run that does not look at cli_stop_signal itself (the event kernel). A

@@ -1,12 +1,15 @@
-/* plot_out (see plot_out.h): a fopencookie stream onto the output's file
- * descriptor. */
+/* plot_out (see plot_out.h): a fopencookie stream onto PATH.part, renamed
+ * to PATH when whole. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "plot/plot_out.h"
+#include "results/part_file.h"
 
 static ssize_t out_write(void *cookie, const char *buf, size_t size)
 {
@@ -38,12 +41,43 @@ static int out_close(void *cookie)
 
 rtcosim_status plot_out_open(plot_out *o, const char *path, rtcosim_error *err)
 {
-    *o = (plot_out){.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)};
-    if (o->fd < 0)
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", path, strerror(errno));
+    *o = (plot_out){.fd = -1, .part_slot = -1};
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        /* a device or a pipe (/dev/stdout): written in place, no part file */
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0)
+            return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", path,
+                                     strerror(errno));
+        cookie_io_functions_t io = {.write = out_write, .close = out_close};
+        if (!(o->stream = fopencookie(o, "w", io))) {
+            close(o->fd);
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        }
+        return RTCOSIM_OK;
+    }
+    size_t n = strlen(path);
+    if (!(o->part = malloc(n + sizeof ".part")))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    memcpy(o->part, path, n);
+    memcpy(o->part + n, ".part", sizeof ".part");
+    /* registered first: a signal from here on finds it to remove */
+    o->part_slot = result_part_register(o->part);
+    o->fd = open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (o->fd < 0) {
+        int e = errno;
+        result_part_unregister(o->part_slot);
+        free(o->part);
+        o->part = NULL;
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", path, strerror(e));
+    }
     cookie_io_functions_t io = {.write = out_write, .close = out_close};
     if (!(o->stream = fopencookie(o, "w", io))) {
         close(o->fd);
+        unlink(o->part);
+        result_part_unregister(o->part_slot);
+        free(o->part);
+        o->part = NULL;
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }
     return RTCOSIM_OK;
@@ -56,11 +90,16 @@ rtcosim_status plot_out_finish(plot_out *o, const char *path, rtcosim_error *err
     o->stream = NULL;
     if (close(o->fd) != 0 && !o->error)
         o->error = errno;
-    if (!o->error)
+    if (!o->error && o->part && rename(o->part, path) != 0)
+        o->error = errno;
+    bool failed = o->error != 0;
+    if (failed && o->part)
+        unlink(o->part); /* a truncated image is no result */
+    result_part_unregister(o->part_slot);
+    free(o->part);
+    o->part = NULL;
+    if (!failed)
         return RTCOSIM_OK;
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-        unlink(path); /* a truncated image is no result */
     return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the plot failed: %s", path,
                              strerror(o->error));
 }

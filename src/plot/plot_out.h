@@ -11,16 +11,21 @@
 #include "rtcosim/status.h"
 
 typedef struct plot_out {
+    char *part;    /* PATH.part, written and renamed to PATH when whole */
+    int part_slot; /* (result_part_register: a second Ctrl-C removes it) */
     int fd;
     int error;   /* the first write's errno, 0 while all went */
     bool closed; /* PLplot closed the stream itself */
     FILE *stream;
 } plot_out;
 
-/* Create (truncate) path and a stream on it for plsfile. */
+/* Create (truncate) path.part and a stream on it for plsfile: an image is
+ * never seen half written, and one already at path stays until the new one
+ * is whole. */
 rtcosim_status plot_out_open(plot_out *o, const char *path, rtcosim_error *err);
-/* After plend: close the stream (unless PLplot did) and the file; an error
- * naming path when any write failed, and then the partial file is removed. */
+/* After plend: close the stream (unless PLplot did) and the file and
+ * rename it to path; an error naming path when any write or the rename
+ * failed, and then the partial file is removed. */
 rtcosim_status plot_out_finish(plot_out *o, const char *path, rtcosim_error *err);
 
 #endif
