@@ -165,36 +165,71 @@ def _log_sink(fn):
         _sink[0] = previous
 
 
+_TIME_LIMIT_S = (2**63 - 1) / 1e9  # rtcosim_time_ns: about 292 years
+
+
+def _seconds_value(value, what):
+    """value (a number, or its text: str or bytes) as (float, the text the
+    library parses); each problem named by the Python keyword."""
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("ascii", errors="replace")
+    if isinstance(value, str):
+        try:
+            x = float(value)
+        except ValueError:
+            raise Error("EINVAL", f"{what}: {value!r} is not a number of seconds") from None
+        text = value.strip().encode()  # the exact decimal as given
+    else:
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise Error("EINVAL", f"{what}: {value!r} is not a number of seconds") from None
+        text = repr(x).encode()
+    if not math.isfinite(x):
+        raise Error("EINVAL", f"{what}: {value!r} is not a finite number of seconds")
+    if abs(x) > _TIME_LIMIT_S:
+        raise Error("EINVAL", f"{what}: {value!r} s is beyond the time range of about 292 years")
+    return x, text
+
+
 def _seconds(value, what):
     """Seconds as the exact decimal text the library parses (None stays None)."""
     if value is None:
         return None
-    if isinstance(value, str):
-        return value.encode()
-    x = float(value)
-    if not math.isfinite(x):
-        raise Error("EINVAL", f"{what}: {value!r} is not a finite number of seconds")
-    return repr(x).encode()
+    return _seconds_value(value, what)[1]
 
 
 def _interval(value, what):
     """A step or interval in seconds: finite, positive and at least the 1 ns
     time resolution (a smaller one would be read as 0)."""
-    if value is None or isinstance(value, str):
-        return _seconds(value, what)
-    x = float(value)
-    if not (math.isfinite(x) and x > 0):
+    if value is None:
+        return None
+    x, text = _seconds_value(value, what)
+    if not x > 0:
         raise Error("EINVAL", f"{what}: {value!r} is not a positive number of seconds")
     if x < 1e-9:
         raise Error("EINVAL", f"{what}: {value!r} s is below the time resolution of 1 ns")
-    return repr(x).encode()
+    return text
 
 
-def _whole(value, what, minimum):
-    """An int (not a float that happens to be given, nor a bool) >= minimum."""
+def _names(value):
+    """A list of names or paths: one given alone (a str, bytes or a path) is a
+    list of one, not split into its characters."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [value]
+    return list(value)
+
+
+def _whole(value, what, minimum, maximum=None):
+    """An int (not a float that happens to be given, nor a bool) >= minimum
+    and <= maximum (the C field's range: never wrapped silently)."""
     if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
             or int(value) < minimum):
         raise Error("EINVAL", f"{what}: {value!r} is not a whole number >= {minimum}")
+    if maximum is not None and int(value) > maximum:
+        raise Error("EINVAL", f"{what}: {value!r} is above {maximum}")
     return int(value)
 
 
@@ -468,7 +503,7 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     keep = []
     o.start_names, o.start_count, k1 = _strings(list(start_values))
     o.start_values, _, k2 = _strings([_value_text(v) for v in start_values.values()])
-    o.output, o.output_count, k3 = _strings(list(output or []))
+    o.output, o.output_count, k3 = _strings(_names(output))
     keep += [k1, k2, k3]
     if isinstance(input, (str, os.PathLike)):
         o.input_file = _input_file(input, keep)  # CSV, MAT or MDF by its ending (csv.h)
@@ -480,7 +515,11 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     if input is not None and not isinstance(input, (str, os.PathLike)):
         text = _input_csv(input)
         o.input_csv, o.input_csv_size = text, len(text)
-    o.record_every = _whole(record_every, "record_every", 1) * every
+    kept = _whole(record_every, "record_every", 1, 2**32 - 1) * every
+    if kept > 2**32 - 1:
+        raise Error("EINVAL", f"record_every: {record_every!r} rows of {every} steps each is "
+                    f"every {kept}th step, above {2**32 - 1}")
+    o.record_every = kept
     o.strict = 1 if validate else 0
     o.log_fmi_calls = 1 if fmi_call_logger is not None else 0
     if record_events:
@@ -615,7 +654,7 @@ def info(filename):
 def example_fmu(name):
     """Path of an example FMU shipped with rtcosim, e.g. 'BouncingBall-fmi3.fmu'."""
     buf, err = ctypes.create_string_buffer(4096), ErrorStruct()
-    err.check(lib.rtcosim_example_fmu_path(name.encode(), buf, len(buf), ctypes.byref(err)))
+    err.check(lib.rtcosim_example_fmu_path(os.fsencode(name), buf, len(buf), ctypes.byref(err)))
     return buf.value.decode()
 
 
@@ -653,7 +692,7 @@ def _input_file(path, keep):
     """An input file's path as the options take it (None: none)."""
     if path is None:
         return None
-    encoded = os.fspath(path).encode()
+    encoded = os.fsencode(path)
     keep.append(encoded)
     return encoded
 
@@ -667,7 +706,7 @@ class System:
     org.rtcosim.realtime annotations and its DefaultExperiment."""
 
     def __init__(self, path):
-        self.path = os.fspath(path)
+        self.path = os.fsdecode(os.fspath(path))
         if not os.path.exists(self.path):
             raise Error("ENOTFOUND", f"{self.path}: no such file")
         self.statistics = {}
@@ -684,12 +723,12 @@ class System:
         o.coupling = _choice(_COUPLINGS, coupling, "coupling")
         o.correction = _choice(_CORRECTIONS, correction, "correction")
         o.step_control = -1 if step_control is None else int(bool(step_control))
-        o.threads = 0 if threads is None else _whole(threads, "threads", 1)
+        o.threads = 0 if threads is None else _whole(threads, "threads", 1, 256)
         o.parameter_sets, o.parameter_set_count, k1 = _strings(
-            [os.fspath(p) for p in parameter_sets])
+            [os.fspath(p) for p in _names(parameter_sets)])
         o.start_names, o.start_count, k2 = _strings(list(start_values))
         o.start_values, _, k3 = _strings([_value_text(v) for v in start_values.values()])
-        o.output, o.output_count, k4 = _strings(list(output or []))
+        o.output, o.output_count, k4 = _strings(_names(output))
         cb = _Progress(progress)
         o.progress = cb.c
         keep += [k1, k2, k3, k4, cb]

@@ -107,7 +107,7 @@ class CanLog(np.ndarray):
 
 def _open(path):
     err, log = ErrorStruct(), _P()
-    err.check(lib.rtcosim_can_log_read(os.fspath(path).encode(), ctypes.byref(log),
+    err.check(lib.rtcosim_can_log_read(os.fsencode(path), ctypes.byref(log),
                                        ctypes.byref(err)))
     return log
 
@@ -126,9 +126,9 @@ class _Cursor:
     the reader runs on a thread of its own, so memory stays the batch's."""
 
     def __init__(self, path):
-        self.path = os.fspath(path)
+        self.path = os.fsdecode(os.fspath(path))
         err, self.handle = ErrorStruct(), _P()
-        err.check(lib.rtcosim_can_log_cursor_open(self.path.encode(), ctypes.byref(self.handle),
+        err.check(lib.rtcosim_can_log_cursor_open(os.fsencode(self.path), ctypes.byref(self.handle),
                                                   ctypes.byref(err)))
         self.records = np.zeros(_BATCH, dtype=_RECORD)
 
@@ -259,7 +259,7 @@ def read_isotp(path, ids=None, extended_addressing=False):
     tp, err, log = _Isotp(), ErrorStruct(), _P()
     try:
         # (the log read a frame at a time: what is kept is the messages)
-        err.check(lib.rtcosim_isotp_reassemble_file(os.fspath(path).encode(), spec, len(ranges),
+        err.check(lib.rtcosim_isotp_reassemble_file(os.fsencode(path), spec, len(ranges),
                                                     ctypes.byref(tp), ctypes.byref(log),
                                                     ctypes.byref(err)))
         buses = [lib.rtcosim_can_log_bus_name(log, i).decode()

@@ -97,7 +97,7 @@ def write_result(result, path, csv_units=False):
     if not names or names[0] != "time":
         raise Error("EINVAL", "write_result: a structured array whose first field is 'time' "
                     "is needed")
-    path = os.fspath(path)
+    path = os.fsdecode(os.fspath(path))  # (str or bytes given)
     units = getattr(result, "units", {}) or {}
     descriptions = getattr(result, "descriptions", {}) or {}
     parameters = getattr(result, "parameters", set()) or set()
@@ -139,7 +139,7 @@ def write_result(result, path, csv_units=False):
                 cells[k, i, 0] = ctypes.addressof(buf)
                 cells[k, i, 1] = len(data)
     times = np.rint(np.asarray(result["time"], dtype=np.float64) * 1e9).astype(np.int64)
-    o = RecorderOptions(path=path.encode(), columns=columns, column_count=count,
+    o = RecorderOptions(path=os.fsencode(path), columns=columns, column_count=count,
                         csv_units=bool(csv_units))
     err, recorder = ErrorStruct(), ctypes.c_void_p()
     err.check(lib.rtcosim_recorder_open(ctypes.byref(o), ctypes.byref(recorder),
@@ -300,8 +300,8 @@ def compare_results(reference, actual, variables=None, rtol=1e-6, atol=0.0, rang
                        fmi_cross_check=bool(fmi_cross_check),
                        exclude=left_out, exclude_count=left_out_count)
     err, out = ErrorStruct(), ctypes.POINTER(CompareResult)()
-    status = lib.rtcosim_results_compare(os.fspath(reference).encode(),
-                                         os.fspath(actual).encode(), ctypes.byref(o),
+    status = lib.rtcosim_results_compare(os.fsencode(reference),
+                                         os.fsencode(actual), ctypes.byref(o),
                                          ctypes.byref(out), ctypes.byref(err))
     del keep, keep_left_out
     err.check(status)
@@ -329,7 +329,7 @@ def read_result(filename, variables=None):
     variables take. Errors (a missing or malformed file, a named variable the
     file does not have) raise rtcosim.Error naming the file (and the
     variables)."""
-    path = os.fspath(filename)
+    path = os.fsdecode(os.fspath(filename))
     err, handle = ErrorStruct(), ctypes.c_void_p()
     if isinstance(variables, (str, bytes)):
         variables = [variables]
@@ -339,7 +339,7 @@ def read_result(filename, variables=None):
     if variables is not None:
         variables = [os.fsdecode(v) if isinstance(v, bytes) else str(v) for v in variables]
     names, count, keep = strings(variables or [])
-    status = lib.rtcosim_flat_read_result_columns(path.encode(), names, count,
+    status = lib.rtcosim_flat_read_result_columns(os.fsencode(path), names, count,
                                                   ctypes.byref(handle), ctypes.byref(err))
     del keep
     err.check(status)

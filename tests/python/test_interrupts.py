@@ -136,6 +136,10 @@ def test_raising_step_finished_leaves_no_memory_behind():
     ({"output_interval": -1.0}, "output_interval: -1.0 is not a positive number"),
     ({"record_every": 2.5}, "record_every: 2.5 is not a whole number >= 1"),
     ({"record_every": 0}, "record_every: 0 is not a whole number >= 1"),
+    ({"record_every": 2**32}, "record_every: 4294967296 is above 4294967295"),
+    ({"step_size": "0"}, "step_size: '0' is not a positive number of seconds"),
+    ({"step_size": 1e300}, "step_size: 1e+300 s is beyond the time range"),
+    ({"start_time": b"x"}, "start_time: 'x' is not a number of seconds"),
     ({"relative_tolerance": -1e-6}, "relative_tolerance: -1e-06 is not a finite number > 0"),
     ({"relative_tolerance": math.nan}, "relative_tolerance: nan is not a finite number > 0"),
 ])
@@ -154,6 +158,7 @@ def test_system_arguments_are_checked_by_their_python_names():
              (lambda: s.run_real_time(stop_time=0.01, virtual_clock=True, partner_timeout=-1),
               "partner_timeout: -1 is not"),
              (lambda: s.run(stop_time=0.01, threads=2.5), "threads: 2.5 is not a whole number"),
+             (lambda: s.run(stop_time=0.01, threads=2**40), "threads: 1099511627776 is above 256"),
              (lambda: s.run(stop_time=0.01, step_size=1e-300), "step_size: 1e-300 s is below")]
     for call, words in cases:
         with pytest.raises(rtcosim.Error) as e:
@@ -168,3 +173,18 @@ def test_system_arguments_are_checked_by_their_python_names():
                 s.run(stop_time=0.01, start_values={"a.nope": 1})
         assert str(e.value).count("start value") == 1, str(e.value)
         assert "'nope'" in str(e.value)
+
+
+def test_one_name_alone_and_bytes_paths(tmpdir_private):
+    """output='x' is the variable x, not the characters of its name, and a
+    path may be bytes everywhere (os.fsencode's), as it may be a str."""
+    d = fmu("Dahlquist-fmi2.fmu")
+    r = rtcosim.simulate(os.fsencode(d), stop_time=1, output="x")
+    assert r.dtype.names == ("time", "x")
+    path = os.fsencode(os.path.join(tmpdir_private, "r.csv"))
+    rtcosim.write_result(r, path)
+    back = rtcosim.read_result(path, variables="x")
+    assert list(back["x"]) == list(r["x"])
+    assert rtcosim.compare_results(path, path)
+    s = rtcosim.System(os.fsencode(source("tests", "rtrun", "springs.ssd")))
+    assert s.run(stop_time=0.01, output="a.x").dtype.names == ("time", "a.x")
