@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "realtime/rt_internal.h"
@@ -272,6 +273,12 @@ rtcosim_status rtcosim_rt_write_report(const rtcosim_rt *rt, const char *dir, rt
     char frames[4200], timing[4200];
     snprintf(frames, sizeof frames, "%s/frames.csv", dir);
     snprintf(timing, sizeof timing, "%s/timing.svg", dir);
+    if (rt->frame_count == 0) {
+        /* stopped before its first frame (an early Ctrl-C): nothing to
+         * draw; an old run's drawing is no account of this one */
+        (void)unlink(timing);
+        return RTCOSIM_OK;
+    }
     double period_us = (double)rt->period_num / rt->options.rt_factor / 1e3;
     return rtcosim_plot_rt_timing(frames, timing, period_us, rt->mixed,
                                   rt->mixed ? "Real-time frames: execution, start lateness and "

@@ -484,6 +484,43 @@ static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **s
     teardown(&f);
 }
 
+/* Stopped before its first frame (Ctrl-C at once): the report is written,
+ * frames.csv its header alone, and no timing plot of frames that never ran
+ * (its drawing refused an empty table: exit 1 instead of 130). */
+static void report_of_a_run_stopped_before_its_first_frame(void **state)
+{
+    (void)state;
+    fixture f;
+    static const rtcosim_time_ns exec[] = {MS(0.3)};
+    setup_plant(&f, exec, 1);
+    rtcosim_rt_options o;
+    rtcosim_rt_options_init(&o);
+    o.stop_time = MS(5);
+    atomic_int stop = 1;
+    o.stop_request = &stop;
+    char *dir = tu_make_dir();
+    o.report_dir = dir;
+    assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_OK);
+    char path[4096], line[512];
+    snprintf(path, sizeof path, "%s/frames.csv", dir);
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    int rows = 0;
+    while (fgets(line, sizeof line, in))
+        rows++;
+    fclose(in);
+    assert_int_equal(rows, 1);
+    snprintf(path, sizeof path, "%s/timing.svg", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    const char *names[] = {"frames.csv", "overruns.csv", "summary.csv"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(remove(path), 0);
+    }
+    tu_drop_dir(dir);
+    teardown(&f);
+}
+
 static void late_wakeup_is_classified_apart_from_execution(void **state)
 {
     (void)state;
@@ -532,6 +569,7 @@ int main(void)
         cmocka_unit_test(executor_rejects_bad_options_naming_the_problem),
         cmocka_unit_test(command_line_options_set_the_matching_fields),
         cmocka_unit_test(report_is_written_after_a_failed_run_with_the_frames_so_far),
+        cmocka_unit_test(report_of_a_run_stopped_before_its_first_frame),
         cmocka_unit_test(late_wakeup_is_classified_apart_from_execution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
