@@ -571,19 +571,24 @@ simulate_fmu = simulate  # FMPy's name
 
 
 def _loads_without_validation(filename):
-    """Whether the FMU loads when its modelDescription.xml is not validated
-    (the warnings it then logs are not wanted here)."""
-    with _log_sink(lambda level, category, text: None):
+    """Whether validation is what refused the FMU: it loads when its
+    modelDescription.xml is not validated and not when it is (an input
+    table's problem is none of validation's; the warnings logged meanwhile
+    are not wanted here)."""
+    def loads(strict):
         try:
-            lib.rtcosim_component_free(_load_component(filename))
+            lib.rtcosim_component_free(_load_component(filename, strict))
             return True
         except Error:
             return False
+    with _log_sink(lambda level, category, text: None):
+        return loads(False) and not loads(True)
 
 
-def _load_component(filename):
+def _load_component(filename, strict=False):
     err, c = ErrorStruct(), ctypes.c_void_p()
-    opts = FmuOptions(model_exchange_fallback=True)  # an FMU with model exchange only too
+    # an FMU with model exchange only too
+    opts = FmuOptions(model_exchange_fallback=True, strict=strict)
     err.check(lib.rtcosim_fmu_load(os.fsencode(filename), ctypes.byref(opts), ctypes.byref(c),
                                    ctypes.byref(err)))
     return c

@@ -80,6 +80,33 @@ def _column_type(field_dtype, values):
     raise Error("EINVAL", f"write_result: field type {field_dtype} is not a number, str or bytes")
 
 
+def _nanosecond_times(time):
+    """The time column as the recorder's nanoseconds: each time finite and
+    within the clock's 292 years, in order (equal times are an event's two
+    rows), and two different times not the same nanosecond; else an Error
+    naming the row (they were written as -9223372036.854775808 s, or in an
+    order no reader takes)."""
+    t = np.asarray(time, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(t) | (np.abs(t) > (2**63 - 1) / 1e9))
+    if bad.size:
+        k = int(bad[0])
+        raise Error("EINVAL", f"write_result: time {t[k]!r} in row {k} is not a finite number "
+                    "of seconds within about 292 years")
+    ns = np.rint(t * 1e9).astype(np.int64)
+    if t.size > 1:
+        back = np.flatnonzero(np.diff(t) < 0)
+        if back.size:
+            k = int(back[0]) + 1
+            raise Error("EINVAL", f"write_result: time decreases in row {k} ({t[k]!r} s after "
+                        f"{t[k - 1]!r} s)")
+        merged = np.flatnonzero((np.diff(t) > 0) & (np.diff(ns) == 0))
+        if merged.size:
+            k = int(merged[0]) + 1
+            raise Error("EINVAL", f"write_result: rows {k - 1} and {k} ({t[k - 1]!r} and "
+                        f"{t[k]!r} s) are the same time at the resolution of 1 ns")
+    return ns
+
+
 @checked_keywords
 def write_result(result, path, csv_units=False):
     """Write results (a Result or any structured array with 'time' first)
@@ -138,7 +165,7 @@ def write_result(result, path, csv_units=False):
                 keep.append(buf)
                 cells[k, i, 0] = ctypes.addressof(buf)
                 cells[k, i, 1] = len(data)
-    times = np.rint(np.asarray(result["time"], dtype=np.float64) * 1e9).astype(np.int64)
+    times = _nanosecond_times(result["time"])
     o = RecorderOptions(path=os.fsencode(path), columns=columns, column_count=count,
                         csv_units=bool(csv_units))
     err, recorder = ErrorStruct(), ctypes.c_void_p()

@@ -75,6 +75,14 @@ def test_validate_refuses_a_broken_model_description_with_its_message(tmpdir_pri
     with pytest.raises(rtcosim.Error) as e:
         rtcosim.simulate(junk)
     assert "junk.fmu" in str(e.value) and "validate" not in str(e.value)
+    # Nor does an input table's problem, which validate=False would not change.
+    import numpy as np
+    backwards = np.array([(1.0, 1.0), (0.5, 2.0)], dtype=[("time", float), ("u", float)])
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.simulate(fmu("Feedthrough-fmi2.fmu"), stop_time=1,
+                         input=backwards.astype([("time", float),
+                                                 ("Float64_continuous_input", float)]))
+    assert "validate" not in str(e.value), str(e.value)
 
 
 def test_fmi_call_logger_receives_every_call_as_the_cli_logs_it(cli, tmpdir_private, caplog):

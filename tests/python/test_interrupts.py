@@ -188,3 +188,22 @@ def test_one_name_alone_and_bytes_paths(tmpdir_private):
     assert rtcosim.compare_results(path, path)
     s = rtcosim.System(os.fsencode(source("tests", "rtrun", "springs.ssd")))
     assert s.run(stop_time=0.01, output="a.x").dtype.names == ("time", "a.x")
+
+
+@pytest.mark.parametrize("times, words", [
+    ([0.0, math.nan], "write_result: time nan in row 1 is not a finite number"),
+    ([0.0, 1e300], "write_result: time 1e+300 in row 1 is not a finite number"),
+    ([0.0, 2.0, 1.0], "write_result: time decreases in row 2 (1.0 s after 2.0 s)"),
+    ([0.0, 1e-10], "write_result: rows 0 and 1 (0.0 and 1e-10 s) are the same time"),
+])
+def test_write_result_refuses_times_it_cannot_write(times, words, tmpdir_private):
+    import numpy as np
+    r = np.zeros(len(times), dtype=[("time", float), ("x", float)])
+    r["time"] = times
+    path = os.path.join(tmpdir_private, "r.csv")
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.write_result(r, path)
+    assert str(e.value).startswith(words), str(e.value)
+    assert not os.path.exists(path)
+    r["time"] = [0.0, 0.0, 1.0][:len(times)]  # an event's two rows: fine
+    rtcosim.write_result(r, path)
