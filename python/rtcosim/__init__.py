@@ -100,6 +100,13 @@ _LEVELS = ["error", "warning", "info", "debug", "trace"]
 _PY_LEVELS = [logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG, logging.DEBUG]
 _log = logging.getLogger("rtcosim")
 _sink = [None]  # a run's logger(level, category, message), else None
+# Per thread (the thread the library logs from: a run's own), the run's sink
+# and the highest level it shows: runs on several Python threads at once each
+# get their own messages, and one that raised the library's level for its FMI
+# call lines does not hand debug lines to the others.
+_local = threading.local()
+_level_lock = threading.Lock()
+_level_users = [0, None]  # runs that raised the level, the level before them
 
 
 def _to_python_logger(level, category, text):
@@ -109,9 +116,13 @@ def _to_python_logger(level, category, text):
 def _on_log(_context, level, category, message):
     try:
         level = min(max(level, 0), 4)
+        shown = getattr(_local, "shown", None)
+        if shown is not None and level > shown:
+            return  # raised for another run's FMI call lines
         text = message.decode(errors="replace")
         cat = category.decode(errors="replace") if category else ""
-        (_sink[0] or _to_python_logger)(_LEVELS[level], cat, text)
+        sink = _local.sink if hasattr(_local, "sink") else _sink[0]
+        (sink or _to_python_logger)(_LEVELS[level], cat, text)
     except Exception:  # noqa: BLE001 - a logger never stops a run
         pass
 
@@ -138,14 +149,30 @@ def _with_call_logger(sink, fmi_call_logger, shown_level):
     return route
 
 
+def _base_level():
+    """The library's level as set before any run raised it."""
+    with _level_lock:
+        return _level_users[1] if _level_users[0] else lib.rtcosim_log_get_level()
+
+
 @contextlib.contextmanager
 def _log_level(level):
-    previous = lib.rtcosim_log_get_level()
-    lib.rtcosim_log_set_level(level)
+    """The library's level raised to `level` while a run needs it (runs at
+    once share it, and the last one to end puts back the level from before
+    the first); yields that level."""
+    with _level_lock:
+        if _level_users[0] == 0:
+            _level_users[1] = lib.rtcosim_log_get_level()
+        _level_users[0] += 1
+        previous = _level_users[1]
+        lib.rtcosim_log_set_level(max(level, previous))
     try:
         yield previous
     finally:
-        lib.rtcosim_log_set_level(previous)
+        with _level_lock:
+            _level_users[0] -= 1
+            if _level_users[0] == 0:
+                lib.rtcosim_log_set_level(_level_users[1])
 
 
 _LOG_HANDLER = LOG_HANDLER(_on_log)
@@ -157,12 +184,21 @@ def _print_log(level, category, message):
 
 
 @contextlib.contextmanager
-def _log_sink(fn):
-    previous, _sink[0] = _sink[0], fn
+def _log_sink(fn, shown=None):
+    """This thread's messages (and those of the run _run_interruptibly starts
+    from it) to fn, up to level `shown` (default: the level before any run
+    raised it)."""
+    had = hasattr(_local, "sink")
+    previous = (getattr(_local, "sink", None), getattr(_local, "shown", None))
+    _local.sink, _local.shown = fn, _base_level() if shown is None else shown
     try:
         yield
     finally:
-        _sink[0] = previous
+        if had:
+            _local.sink, _local.shown = previous
+        else:
+            del _local.sink
+            _local.shown = None
 
 
 _TIME_LIMIT_S = (2**63 - 1) / 1e9  # rtcosim_time_ns: about 292 years
@@ -253,12 +289,16 @@ def _run_interruptibly(call, interrupt):
     if threading.current_thread() is not threading.main_thread():
         return call()
     box = {}
+    logging_to = (getattr(_local, "sink", None), getattr(_local, "shown", None),
+                  hasattr(_local, "sink"))
     # (an Event, not Thread.join: CPython 3.11's join, interrupted by an
     # exception, releases the running thread's state lock and from then on
     # returns at once, with the run still going)
     finished = threading.Event()
 
     def target():
+        if logging_to[2]:  # the caller's log sink is the run's
+            _local.sink, _local.shown = logging_to[0], logging_to[1]
         try:
             box["value"] = call()
         except BaseException as e:  # noqa: BLE001 - handed to the caller
@@ -550,7 +590,7 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
             if fmi_call_logger is not None:
                 shown = stack.enter_context(_log_level(3))  # debug: the call lines
                 sink = _with_call_logger(sink, fmi_call_logger, shown)
-            stack.enter_context(_log_sink(sink))
+            stack.enter_context(_log_sink(sink, 4 if fmi_call_logger is not None else None))
             status = _run_interruptibly(
                 lambda: lib.rtcosim_flat_simulate(os.fsencode(filename), ctypes.byref(o),
                                                   ctypes.byref(handle), ctypes.byref(err)),

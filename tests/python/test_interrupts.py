@@ -5,6 +5,7 @@ that raises leaves no memory behind; arguments are checked on the Python side
 and named as the Python keywords."""
 import math
 import os
+import re
 import signal
 import threading
 import time
@@ -207,3 +208,36 @@ def test_write_result_refuses_times_it_cannot_write(times, words, tmpdir_private
     assert not os.path.exists(path)
     r["time"] = [0.0, 0.0, 1.0][:len(times)]  # an event's two rows: fine
     rtcosim.write_result(r, path)
+
+
+def test_runs_on_two_threads_each_get_their_own_log():
+    """fmi_call_logger on two threads at once: each gets exactly its own
+    run's calls (a run of 200 steps and one of 50: as many as each gets
+    alone; they used to cross over), and the library's level is back where
+    it was after both (it was left at debug)."""
+    import rtcosim._lib as raw
+    before = raw.lib.rtcosim_log_get_level()
+    stops = {"Dahlquist-fmi2.fmu": 0.2, "BouncingBall-fmi2.fmu": 0.05}
+
+    def calls_of(name, out):
+        def run():
+            got = []
+            rtcosim.simulate(fmu(name), stop_time=stops[name], output_interval=0.001,
+                             fmi_call_logger=got.append)
+            # (each run unpacks the FMU into a directory of its own)
+            out.extend(re.sub(r"rtcosim-fmu-\w+", "DIR", line) for line in got)
+        return run
+    alone = {}
+    for name in stops:
+        alone[name] = []
+        calls_of(name, alone[name])()
+    assert len(alone["Dahlquist-fmi2.fmu"]) > len(alone["BouncingBall-fmi2.fmu"]) > 50
+    for _ in range(3):
+        results = {name: [] for name in stops}
+        threads = [threading.Thread(target=calls_of(n, results[n])) for n in stops]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results == alone
+    assert raw.lib.rtcosim_log_get_level() == before
