@@ -101,7 +101,14 @@ static int run_convert(int argc, char **argv)
         cli_signals_install();
         rtcosim_status st = rtcosim_results_convert(files[0], files[1], &o, &stats, &err);
         cli_signals_restore();
-        if (st == RTCOSIM_ECANCELED && stats.stopped) {
+        int late = st == RTCOSIM_OK ? atomic_load(&cli_stop_signal) : 0;
+        if (late) {
+            /* a signal while the last rows were finished (an .mf4 file's
+             * blocks compressed): the file is whole, the stop still said */
+            fprintf(stderr, "rtcosim: convert: %s came as the file was finished: %s holds all "
+                    "%zu rows\n", cli_signal_name(late), files[1], stats.rows);
+            rc = cli_signal_exit_code(late);
+        } else if (st == RTCOSIM_ECANCELED && stats.stopped) {
             int signo = atomic_load(&cli_stop_signal);
             if (stats.rows == 0) /* (in the input's first reading: OUT not touched) */
                 fprintf(stderr, "rtcosim: convert: ended by %s while reading %s: nothing "
