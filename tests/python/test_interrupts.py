@@ -26,24 +26,33 @@ LONG_RUN = dict(stop_time=1e6, output_interval=1e-3, record_every=10**9)
     {"step_finished": lambda time, recorder: True},
 ], ids=["no-callback", "progress", "step_finished"])
 def test_ctrl_c_raises_keyboard_interrupt_within_a_step(callbacks):
+    box = {"result": "nothing"}
+
+    def run():
+        box["result"] = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), **LONG_RUN, **callbacks)
+    _interrupted(run, 0.3)
+    assert box["result"] == "nothing"  # no table came back
+
+
+def _interrupted(run, after):
+    """run() with a SIGINT after `after` s: KeyboardInterrupt within 3 s of
+    it (a step takes microseconds; seconds of slack for a loaded machine),
+    and the run ended."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     sent = []
 
     def interrupt():
         sent.append(time.monotonic())
         os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(0.3, interrupt)
+    timer = threading.Timer(after, interrupt)
     timer.start()
-    result = "nothing"
     try:
         with pytest.raises(KeyboardInterrupt):
-            result = rtcosim.simulate(fmu("Dahlquist-fmi2.fmu"), **LONG_RUN, **callbacks)
+            run()
         waited = time.monotonic() - sent[0]
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)
-    assert result == "nothing"  # no table came back
-    # a step of Dahlquist takes microseconds; seconds of slack for a loaded machine
     assert waited < 3.0, f"KeyboardInterrupt {waited:.2f} s after SIGINT"
     _assert_the_run_ended()
 
@@ -70,23 +79,7 @@ def test_ctrl_c_ends_a_system_run(run):
     """System.run and run_real_time: KeyboardInterrupt within a macro step
     (a frame), the run ended (a real-time run used to lose the interrupt in a
     log callback and run to its end)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    sent = []
-
-    def interrupt():
-        sent.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(0.5, interrupt)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            run()
-        waited = time.monotonic() - sent[0]
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, previous)
-    assert waited < 3.0, f"KeyboardInterrupt {waited:.2f} s after SIGINT"
-    _assert_the_run_ended()
+    _interrupted(run, 0.5)
 
 
 def test_any_exception_raised_meanwhile_ends_the_run():

@@ -445,6 +445,20 @@ static void command_line_options_set_the_matching_fields(void **state)
     assert_non_null(strstr(err.message, "unknown real-time option --speed"));
 }
 
+/* The lines of the report file dir/name. */
+static int report_lines(const char *dir, const char *name)
+{
+    char path[4096], line[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    int lines = 0;
+    while (fgets(line, sizeof line, in))
+        lines++;
+    fclose(in);
+    return lines;
+}
+
 static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **state)
 {
     (void)state;
@@ -458,16 +472,9 @@ static void report_is_written_after_a_failed_run_with_the_frames_so_far(void **s
     o.report_dir = dir;
     assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_ETIMEOUT);
     char path[4096], line[256];
-    snprintf(path, sizeof path, "%s/frames.csv", dir);
-    FILE *in = fopen(path, "r");
-    assert_non_null(in);
-    int rows = 0;
-    while (fgets(line, sizeof line, in))
-        rows++;
-    fclose(in);
-    assert_int_equal(rows, 3); /* header + frames 0 and 1 */
+    assert_int_equal(report_lines(dir, "frames.csv"), 3); /* header + frames 0 and 1 */
     snprintf(path, sizeof path, "%s/overruns.csv", dir);
-    in = fopen(path, "r");
+    FILE *in = fopen(path, "r");
     assert_non_null(in);
     assert_non_null(fgets(line, sizeof line, in));
     assert_non_null(fgets(line, sizeof line, in));
@@ -501,15 +508,8 @@ static void report_of_a_run_stopped_before_its_first_frame(void **state)
     char *dir = tu_make_dir();
     o.report_dir = dir;
     assert_int_equal(run_plant(&f, &o, NULL), RTCOSIM_OK);
-    char path[4096], line[512];
-    snprintf(path, sizeof path, "%s/frames.csv", dir);
-    FILE *in = fopen(path, "r");
-    assert_non_null(in);
-    int rows = 0;
-    while (fgets(line, sizeof line, in))
-        rows++;
-    fclose(in);
-    assert_int_equal(rows, 1);
+    char path[4096];
+    assert_int_equal(report_lines(dir, "frames.csv"), 1);
     snprintf(path, sizeof path, "%s/timing.svg", dir);
     assert_int_not_equal(access(path, F_OK), 0);
     const char *names[] = {"frames.csv", "overruns.csv", "summary.csv"};
