@@ -125,6 +125,9 @@ def write_result(result, path, csv_units=False):
         raise Error("EINVAL", "write_result: a structured array whose first field is 'time' "
                     "is needed")
     path = os.fsdecode(os.fspath(path))  # (str or bytes given)
+    if len(result) == 0:
+        raise Error("EINVAL", f"write_result: no rows to write to {path} (a results file has "
+                    "at least one: its readers take no header alone)")
     units = getattr(result, "units", {}) or {}
     descriptions = getattr(result, "descriptions", {}) or {}
     parameters = getattr(result, "parameters", set()) or set()

@@ -234,3 +234,12 @@ def test_runs_on_two_threads_each_get_their_own_log():
             t.join()
         assert results == alone
     assert raw.lib.rtcosim_log_get_level() == before
+
+
+def test_write_result_refuses_no_rows(tmpdir_private):
+    import numpy as np
+    path = os.path.join(tmpdir_private, "r.mat")
+    with pytest.raises(rtcosim.Error) as e:
+        rtcosim.write_result(np.zeros(0, dtype=[("time", float), ("x", float)]), path)
+    assert str(e.value).startswith("write_result: no rows to write to "), str(e.value)
+    assert not os.path.exists(path)
