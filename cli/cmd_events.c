@@ -564,19 +564,18 @@ static int run_events(int argc, char **argv)
     /* over ranks the bus's frames are on the rank that ran it (after the
      * gather rank 0 holds only the bus's state): that rank writes the log */
     rtcosim_lp_id bus_lp = built ? rtcosim_can_bus_lp(rtcosim_ecu_vehicle_bus(vehicle)) : 0;
-    if (!(ran || stopped) ||
-        rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) != RTCOSIM_OK ||
-        (can_log && rtcosim_events_owns(sim, bus_lp) &&
-         rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &err) !=
-             RTCOSIM_OK)) {
-        cli_signals_release();
-        cli_signals_restore();
-        rc = tr.size > 1 ? cli_fail("rank %d: %s", tr.rank, err.message) : cli_fail_error(&err);
-        goto done;
-    }
+    bool written = (ran || stopped) &&
+                   rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) == RTCOSIM_OK &&
+                   !(can_log && rtcosim_events_owns(sim, bus_lp) &&
+                     rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log,
+                                               &err) != RTCOSIM_OK);
     /* (a second signal that came meanwhile exits at once now, the log whole) */
     cli_signals_release();
     cli_signals_restore();
+    if (!written) {
+        rc = tr.size > 1 ? cli_fail("rank %d: %s", tr.rank, err.message) : cli_fail_error(&err);
+        goto done;
+    }
     if (tr.rank != 0)
         goto done; /* rank 0 holds the gathered result and prints */
     rtcosim_time_ns reached = stopped ? stats.end_time : ro.stop_time;

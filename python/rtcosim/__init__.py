@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 
 from ._lib import (LOG_HANDLER, PROGRESS, STEP_FINISHED, Error, ErrorStruct, FmuOptions,
-                   SimulateOptions, SystemOptions, Value, lib)
+                   SimulateOptions, SystemOptions, TIME_LIMIT_S, Value, lib)
 from ._lib import strings as _strings
 from ._keywords import checked_keywords as _checked_keywords
 from ._results import (Comparison, Result, _with_text_columns, compare_results, plot_result,
@@ -99,9 +99,9 @@ class Statistics(dict):
 _LEVELS = ["error", "warning", "info", "debug", "trace"]
 _PY_LEVELS = [logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG, logging.DEBUG]
 _log = logging.getLogger("rtcosim")
-_sink = [None]  # a run's logger(level, category, message), else None
-# Per thread (the thread the library logs from: a run's own), the run's sink
-# and the highest level it shows: runs on several Python threads at once each
+# Per thread (the thread the library logs from: a run's own), `log`: the
+# run's sink, logger(level, category, message) or None for the Python logger,
+# and the highest level it shows; runs on several Python threads at once each
 # get their own messages, and one that raised the library's level for its FMI
 # call lines does not hand debug lines to the others.
 _local = threading.local()
@@ -116,12 +116,11 @@ def _to_python_logger(level, category, text):
 def _on_log(_context, level, category, message):
     try:
         level = min(max(level, 0), 4)
-        shown = getattr(_local, "shown", None)
+        sink, shown = getattr(_local, "log", None) or (None, None)
         if shown is not None and level > shown:
             return  # raised for another run's FMI call lines
         text = message.decode(errors="replace")
         cat = category.decode(errors="replace") if category else ""
-        sink = _local.sink if hasattr(_local, "sink") else _sink[0]
         (sink or _to_python_logger)(_LEVELS[level], cat, text)
     except Exception:  # noqa: BLE001 - a logger never stops a run
         pass
@@ -188,20 +187,12 @@ def _log_sink(fn, shown=None):
     """This thread's messages (and those of the run _run_interruptibly starts
     from it) to fn, up to level `shown` (default: the level before any run
     raised it)."""
-    had = hasattr(_local, "sink")
-    previous = (getattr(_local, "sink", None), getattr(_local, "shown", None))
-    _local.sink, _local.shown = fn, _base_level() if shown is None else shown
+    previous = getattr(_local, "log", None)
+    _local.log = (fn, _base_level() if shown is None else shown)
     try:
         yield
     finally:
-        if had:
-            _local.sink, _local.shown = previous
-        else:
-            del _local.sink
-            _local.shown = None
-
-
-_TIME_LIMIT_S = (2**63 - 1) / 1e9  # rtcosim_time_ns: about 292 years
+        _local.log = previous
 
 
 def _seconds_value(value, what):
@@ -223,7 +214,7 @@ def _seconds_value(value, what):
         text = repr(x).encode()
     if not math.isfinite(x):
         raise Error("EINVAL", f"{what}: {value!r} is not a finite number of seconds")
-    if abs(x) > _TIME_LIMIT_S:
+    if abs(x) > TIME_LIMIT_S:
         raise Error("EINVAL", f"{what}: {value!r} s is beyond the time range of about 292 years")
     return x, text
 
@@ -289,16 +280,14 @@ def _run_interruptibly(call, interrupt):
     if threading.current_thread() is not threading.main_thread():
         return call()
     box = {}
-    logging_to = (getattr(_local, "sink", None), getattr(_local, "shown", None),
-                  hasattr(_local, "sink"))
+    log = getattr(_local, "log", None)  # the caller's log sink is the run's
     # (an Event, not Thread.join: CPython 3.11's join, interrupted by an
     # exception, releases the running thread's state lock and from then on
     # returns at once, with the run still going)
     finished = threading.Event()
 
     def target():
-        if logging_to[2]:  # the caller's log sink is the run's
-            _local.sink, _local.shown = logging_to[0], logging_to[1]
+        _local.log = log
         try:
             box["value"] = call()
         except BaseException as e:  # noqa: BLE001 - handed to the caller
@@ -581,7 +570,7 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
         if not (math.isfinite(o.timeout) and o.timeout > 0):
             raise Error("EINVAL", f"timeout: {timeout!r} is not a positive number of seconds")
     o.fmu_logging = 1 if debug_logging else 0
-    sink = logger if logger is not None else (_print_log if debug_logging else _sink[0])
+    sink = logger if logger is not None else (_print_log if debug_logging else None)
     interrupt = ctypes.c_int(0)
     o.interrupt = ctypes.pointer(interrupt)
     err, handle = ErrorStruct(), ctypes.c_void_p()
@@ -662,10 +651,9 @@ def info(filename):
                           description=_text(fi.description), author=_text(fi.author),
                           version=_text(fi.version), generation_tool=_text(fi.generation_tool),
                           model_identifier=_text(fi.model_identifier),
-                          interfaces=[name for name, has in (
-                              ("co-simulation", fi.has_co_simulation),
-                              ("model exchange", fi.has_model_exchange),
-                              ("scheduled execution", fi.has_scheduled_execution)) if has],
+                          interfaces=[name for name, has in zip(_INTERFACES, (
+                              fi.has_co_simulation, fi.has_model_exchange,
+                              fi.has_scheduled_execution)) if has],
                           interface=_INTERFACES[fi.interface_type],
                           model_description_warnings=fi.model_description_warnings)
         result["default_experiment"] = {

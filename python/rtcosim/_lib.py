@@ -88,6 +88,9 @@ class FmuOptions(ctypes.Structure):
                 ("early_return_where_declared", ctypes.c_bool)]
 
 
+TIME_LIMIT_S = (2**63 - 1) / 1e9  # rtcosim_time_ns: about 292 years
+
+
 class FmuInfo(ctypes.Structure):
     """rtcosim_fmu_info (fmu.h), field for field."""
     _fields_ = [("fmi_version", ctypes.c_int), ("fmi_version_text", ctypes.c_char_p),

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._keywords import checked_keywords
 from ._lib import (Column, CompareOptions, CompareResult, Error, ErrorStruct, RecorderOptions,
-                   lib, strings)
+                   TIME_LIMIT_S, lib, strings)
 
 # rtcosim_type (component.h) of a NumPy field type.
 _TYPE_OF = {np.dtype(np.float64): 0, np.dtype(np.float32): 1, np.dtype(np.int8): 2,
@@ -87,7 +87,7 @@ def _nanosecond_times(time):
     naming the row (they were written as -9223372036.854775808 s, or in an
     order no reader takes)."""
     t = np.asarray(time, dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(t) | (np.abs(t) > (2**63 - 1) / 1e9))
+    bad = np.flatnonzero(~np.isfinite(t) | (np.abs(t) > TIME_LIMIT_S))
     if bad.size:
         k = int(bad[0])
         raise Error("EINVAL", f"write_result: time {t[k]!r} in row {k} is not a finite number "

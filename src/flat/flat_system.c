@@ -362,17 +362,17 @@ static rtcosim_status run_real_time(const char *path, const rtcosim_system_desc 
         goto done;
     st = rtcosim_system_rt_run(srt, err);
     wall = wall_seconds() - wall;
-    if (st == RTCOSIM_OK && rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt))->interrupted)
+    const rtcosim_rt_summary *summary = rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt));
+    if (st == RTCOSIM_OK && summary->interrupted)
         st = rtcosim_error_set(err, RTCOSIM_ECANCELED, "interrupted at t = %.9g s",
-                               rtcosim_time_to_seconds(
-                                   rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt))->stopped_at));
+                               rtcosim_time_to_seconds(summary->stopped_at));
     if (st != RTCOSIM_OK) {
         rtcosim_error_prefix(err, "%s: ", path);
         goto done;
     }
     if ((st = described_empty_rows(desc, build, o->output_file, &rows, err)) != RTCOSIM_OK)
         goto done;
-    add_summary(rows, rtcosim_rt_get_summary(rtcosim_system_rt_executor(srt)), wall);
+    add_summary(rows, summary, wall);
     rtcosim_rows_add_stat(rows, "rows_written", (double)rtcosim_system_rt_rows_written(srt), NULL);
     *out = rows;
 done:

@@ -39,45 +39,44 @@ static int out_close(void *cookie)
     return 0;
 }
 
+/* The part file dropped: removed (when `remove`), unregistered, freed. */
+static void drop_part(plot_out *o, bool remove)
+{
+    if (!o->part)
+        return;
+    if (remove)
+        unlink(o->part);
+    result_part_unregister(o->part_slot);
+    free(o->part);
+    o->part = NULL;
+}
+
 rtcosim_status plot_out_open(plot_out *o, const char *path, rtcosim_error *err)
 {
     *o = (plot_out){.fd = -1, .part_slot = -1};
     struct stat sb;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        /* a device or a pipe (/dev/stdout): written in place, no part file */
-        o->fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (o->fd < 0)
-            return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", path,
-                                     strerror(errno));
-        cookie_io_functions_t io = {.write = out_write, .close = out_close};
-        if (!(o->stream = fopencookie(o, "w", io))) {
-            close(o->fd);
+    /* a device or a pipe (/dev/stdout) is written in place, without a part file */
+    bool in_place = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+    if (!in_place) {
+        size_t n = strlen(path);
+        if (!(o->part = malloc(n + sizeof ".part")))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-        }
-        return RTCOSIM_OK;
+        memcpy(o->part, path, n);
+        memcpy(o->part + n, ".part", sizeof ".part");
+        /* registered first: a signal from here on finds it to remove */
+        o->part_slot = result_part_register(o->part);
     }
-    size_t n = strlen(path);
-    if (!(o->part = malloc(n + sizeof ".part")))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    memcpy(o->part, path, n);
-    memcpy(o->part + n, ".part", sizeof ".part");
-    /* registered first: a signal from here on finds it to remove */
-    o->part_slot = result_part_register(o->part);
-    o->fd = open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    o->fd = in_place ? open(path, O_WRONLY | O_CLOEXEC)
+                     : open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (o->fd < 0) {
         int e = errno;
-        result_part_unregister(o->part_slot);
-        free(o->part);
-        o->part = NULL;
+        drop_part(o, false);
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", path, strerror(e));
     }
     cookie_io_functions_t io = {.write = out_write, .close = out_close};
     if (!(o->stream = fopencookie(o, "w", io))) {
         close(o->fd);
-        unlink(o->part);
-        result_part_unregister(o->part_slot);
-        free(o->part);
-        o->part = NULL;
+        drop_part(o, true);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }
     return RTCOSIM_OK;
@@ -92,13 +91,8 @@ rtcosim_status plot_out_finish(plot_out *o, const char *path, rtcosim_error *err
         o->error = errno;
     if (!o->error && o->part && rename(o->part, path) != 0)
         o->error = errno;
-    bool failed = o->error != 0;
-    if (failed && o->part)
-        unlink(o->part); /* a truncated image is no result */
-    result_part_unregister(o->part_slot);
-    free(o->part);
-    o->part = NULL;
-    if (!failed)
+    drop_part(o, o->error != 0); /* a truncated image is no result */
+    if (!o->error)
         return RTCOSIM_OK;
     return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the plot failed: %s", path,
                              strerror(o->error));

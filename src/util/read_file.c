@@ -93,7 +93,7 @@ static rtcosim_status read_path(const char *path, const char *label, const char 
     struct stat sb;
     /* a regular file is read whole: its reader names the line of a NUL */
     bool endless = fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode);
-    rtcosim_status st = read_all(f, label, kind, text && endless && !binary,
+    rtcosim_status st = read_all(f, label, kind, text && endless,
                                  endless ? binary : NULL, endless && !text ? stream_limit : 0,
                                  data, size, err);
     fclose(f);
