@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "rtcosim/results.h"
@@ -125,18 +124,8 @@ static int run_convert(int argc, char **argv)
                 fprintf(stderr, "rtcosim: convert: left out %zu column%s of text (String or "
                         "Binary values)\n", stats.text_columns_left_out,
                         stats.text_columns_left_out == 1 ? "" : "s");
-            if (stats.rows == 0) {
-                /* a header alone is a file no reader takes (a results CSV or
-                 * MAT file has a row): a window past the data is a mistake */
-                (void)unlink(files[1]);
-                rc = cli_fail("convert: no row of %s in the window --from %g --to %g: nothing "
-                              "written", files[0], isnan(o.from) ? -INFINITY : o.from,
-                              isnan(o.to) ? INFINITY : o.to);
-            } else {
-                printf("%s: %zu row%s of %zu variable%s\n", files[1], stats.rows,
-                       stats.rows == 1 ? "" : "s", stats.columns,
-                       stats.columns == 1 ? "" : "s");
-            }
+            printf("%s: %zu row%s of %zu variable%s\n", files[1], stats.rows,
+                   stats.rows == 1 ? "" : "s", stats.columns, stats.columns == 1 ? "" : "s");
         }
     }
     free(vars);

@@ -197,7 +197,9 @@ rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_
  * the Dymola layout, .mf4 ASAM MDF 4.10), every value a Float64 with its
  * unit; times to the nanosecond. Only the named variables, in that order,
  * when some are named (one the file lacks: RTCOSIM_EINVAL naming it, nothing
- * written); only rows with from <= time <= to (NAN: no bound); text columns
+ * written); only rows with from <= time <= to (NAN: no bound; no row in
+ * the window is RTCOSIM_EINVAL, nothing written: a header alone is a file no
+ * results reader takes); text columns
  * (String, Binary) are left out and counted. A failed conversion leaves no
  * `out`; stop (called every 4096 rows) returning true ends it with the rows
  * so far written and RTCOSIM_ECANCELED. */

@@ -359,5 +359,18 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         stats->text_columns_left_out = c.text;
         stats->stopped = c.stopped;
     }
+    if (st == RTCOSIM_OK && !c.stopped && c.rows == 0) {
+        /* a header alone is a file no reader takes (a results file has a
+         * row): a window past the data is a mistake; finish removes OUT */
+        char window[96] = "";
+        if (!isnan(o->from) && !isnan(o->to))
+            snprintf(window, sizeof window, " from %g s to %g s", o->from, o->to);
+        else if (!isnan(o->from))
+            snprintf(window, sizeof window, " from %g s on", o->from);
+        else if (!isnan(o->to))
+            snprintf(window, sizeof window, " up to %g s", o->to);
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "no row of %s%s: nothing written", in,
+                               window);
+    }
     return finish(&c, st, err);
 }
