@@ -127,7 +127,7 @@ static int draw(const char *output, const char *reference, const char *actual,
     rtcosim_error err;
     /* Ctrl-C: no half image (it is written as OUT.part, renamed whole) */
     cli_signals_install();
-    cli_signals_abandon_on_first("compare --plot");
+    cli_signals_abandon_on_first("compare --plot", output);
     rtcosim_status st = rtcosim_plot_files(paths, 2, names, n, output, &po, NULL, &err);
     cli_signals_restore();
     return st == RTCOSIM_OK ? 0 : cli_fail_error(&err);

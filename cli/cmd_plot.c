@@ -133,7 +133,7 @@ static int run_plot(int argc, char **argv)
         rtcosim_plot_stats stats = {0};
         /* Ctrl-C: no half image (it is written as OUT.part, renamed whole) */
         cli_signals_install();
-        cli_signals_abandon_on_first("plot");
+        cli_signals_abandon_on_first("plot", output);
         rtcosim_status st = rtcosim_plot_files(files, nfiles, vars, nvars, output, &opts, &stats,
                                                &err);
         cli_signals_restore();

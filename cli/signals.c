@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,10 @@ static int installed;
 
 static const char *exit_at_once_what; /* cli_signals_exit_at_once */
 static const char *abandon_what;      /* cli_signals_abandon_on_first */
+static const char *abandon_output;    /* its file, and what stood there before */
+static bool abandon_output_existed;
+static dev_t abandon_output_dev;
+static ino_t abandon_output_ino;
 static void (*first_signal_hook)(void *); /* cli_signals_on_first */
 static void *first_signal_arg;
 static void put(const char *text);
@@ -47,11 +52,22 @@ static void on_signal(int signo)
 {
     if (abandon_what) {
         rtcosim_recorder_flush_all_signal_safe(); /* (the part file goes) */
+        /* The part file may have been renamed whole just before: then a new
+         * file (another inode) stands at the output (stat is async-signal-safe). */
+        struct stat st;
+        bool written = abandon_output && stat(abandon_output, &st) == 0 && S_ISREG(st.st_mode) &&
+                       (!abandon_output_existed || st.st_dev != abandon_output_dev ||
+                        st.st_ino != abandon_output_ino);
         put("rtcosim: ");
         put(abandon_what);
         put(": ended by ");
         put(stop_name(signo));
-        put(" before its file was complete: nothing written\n");
+        if (written) {
+            put(" after ");
+            put(abandon_output);
+            put(" was written whole\n");
+        } else
+            put(" before its file was complete: nothing written\n");
         _exit(128 + signo);
     }
     if (exit_at_once_what) {
@@ -147,7 +163,18 @@ void cli_signals_on_first(void (*hook)(void *), void *arg)
         hook(arg);
 }
 
-void cli_signals_abandon_on_first(const char *what) { abandon_what = what; }
+void cli_signals_abandon_on_first(const char *what, const char *output)
+{
+    struct stat st;
+    abandon_output_existed = output && stat(output, &st) == 0;
+    if (abandon_output_existed) {
+        abandon_output_dev = st.st_dev;
+        abandon_output_ino = st.st_ino;
+    }
+    abandon_output = output;
+    atomic_signal_fence(memory_order_seq_cst); /* (the handler sees the output first) */
+    abandon_what = what;
+}
 
 static sigset_t held_previous;
 
@@ -167,6 +194,7 @@ void cli_signals_restore(void)
 {
     exit_at_once_what = NULL;
     abandon_what = NULL;
+    abandon_output = NULL;
     first_signal_hook = NULL;
     if (!installed)
         return;

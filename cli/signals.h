@@ -32,8 +32,10 @@ void cli_signals_exit_at_once(const char *what);
 /* After cli_signals_install, for a command whose output is worth nothing
  * until whole (a plot): the first signal removes the part files and exits
  * (128 + signal) with "rtcosim: WHAT: ended by SIGINT before its file was
- * complete: nothing written". */
-void cli_signals_abandon_on_first(const char *what);
+ * complete: nothing written", or, when the signal came just after OUTPUT
+ * was renamed whole into place, "... ended by SIGINT after OUTPUT was
+ * written whole". */
+void cli_signals_abandon_on_first(const char *what, const char *output);
 /* Hold SIGINT, SIGTERM and SIGHUP back on this thread while a file that a
  * stop would cut short is written (a CAN log written at the end); released,
  * a signal that came meanwhile acts (with the handlers then in place). */
