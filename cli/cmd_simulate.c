@@ -675,7 +675,7 @@ static int run_simulate(int argc, char **argv)
     /* Binary inputs' cells stay text (hex, as fmusim reads them); a MAT
      * result file holds numbers */
     if (a.input_file &&
-        rtcosim_csv_read_input_file(a.input_file, rtcosim_simulate_binary_column, c, &input,
+        rtcosim_csv_read_input_file(a.input_file, rtcosim_simulate_text_column, c, &input,
                                     &err) != RTCOSIM_OK) {
         cli_fail_error(&err);
         goto done;

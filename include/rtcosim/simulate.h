@@ -143,8 +143,12 @@ rtcosim_status rtcosim_example_fmu_path(const char *file_name, char *out, size_t
                                         rtcosim_error *err);
 
 /* The predicate for rtcosim_csv_read_file_text that keeps the component's
- * Binary columns as text (hex cells, as fmusim reads Binary inputs);
- * component is the rtcosim_component the table is for. */
+ * Binary columns as text (hex cells, as fmusim reads Binary inputs) and its
+ * Int64 and UInt64 columns too (rtcosim_simulate reads them exactly: a
+ * number read as a double keeps 53 bits); component is the
+ * rtcosim_component the table is for. */
+bool rtcosim_simulate_text_column(void *component, const char *column);
+/* Its former name (the same predicate). */
 bool rtcosim_simulate_binary_column(void *component, const char *column);
 
 #ifdef __cplusplus

@@ -187,7 +187,7 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
         goto done;
     }
     if (o->input_file &&
-        (st = rtcosim_csv_read_input_file(o->input_file, rtcosim_simulate_binary_column, c,
+        (st = rtcosim_csv_read_input_file(o->input_file, rtcosim_simulate_text_column, c,
                                           &input, err)) != RTCOSIM_OK)
         goto done;
     if (o->input_column_count &&
@@ -196,7 +196,7 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
         goto done;
     if (o->input_csv &&
         (st = rtcosim_csv_read_memory_text("input", o->input_csv, o->input_csv_size,
-                                           rtcosim_simulate_binary_column, c, &input, err)) !=
+                                           rtcosim_simulate_text_column, c, &input, err)) !=
             RTCOSIM_OK)
         goto done;
     so.input = input;

@@ -17,7 +17,7 @@
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
-#include "simulate/binary_inputs.h"
+#include "simulate/text_inputs.h"
 #include "simulate/simulate_internal.h"
 
 void simulate_load_value(rtcosim_type type, const unsigned char *slot, rtcosim_value *v)
@@ -670,6 +670,10 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
         }
     }
     simulate_se_free(&r);
+    if (r.exact && r.o->input)
+        for (size_t i = 0; i < rtcosim_csv_column_count(r.o->input); i++)
+            free(r.exact[i]);
+    free(r.exact);
     free(r.recorded);
     free(r.row);
     free(r.input_vrs);

@@ -9,7 +9,7 @@
 #include "rtcosim/fmu.h"
 #include "rtcosim/isolate.h"
 #include "rtcosim/log.h"
-#include "simulate/binary_inputs.h"
+#include "simulate/text_inputs.h"
 #include "simulate/simulate_internal.h"
 
 /* Whether every value of an input column fits the variable's type; names
@@ -57,9 +57,17 @@ rtcosim_status simulate_setup_inputs(run *r, rtcosim_error *err)
         if (v->causality != RTCOSIM_CAUSALITY_INPUT)
             return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s': variable is not an input (causality %s)",
                                      file, name, rtcosim_causality_name(v->causality));
-        rtcosim_status st = check_input_column(table, i, v, err);
+        rtcosim_status st = RTCOSIM_OK;
+        if ((v->type == RTCOSIM_TYPE_INT64 || v->type == RTCOSIM_TYPE_UINT64) &&
+            rtcosim_csv_text(table, 0, i)) { /* (a table read with rtcosim_simulate_text_column) */
+            if (!r->exact && !(r->exact = calloc(n, sizeof *r->exact)))
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory setting up the inputs");
+            st = simulate_integer_decode(table, i, v, &r->exact[i], err);
+        } else
+            st = check_input_column(table, i, v, err);
         if (st == RTCOSIM_OK)
-            st = simulate_check_input_range(table, i, v, r->o->strict_ranges, err);
+            st = simulate_check_input_range(table, i, simulate_exact_column(r, i), v,
+                                            r->o->strict_ranges, err);
         if (st != RTCOSIM_OK)
             return st;
         simulate_batch_for(r->inputs, &r->input_batch_count, v->type)->count++;
@@ -114,9 +122,7 @@ static rtcosim_status set_inputs(run *r, bool discrete, rtcosim_error *err)
         for (size_t k = 0; b->type != RTCOSIM_TYPE_BINARY && k < b->count; k++) {
             if (!discrete && !b->linear[k])
                 continue;
-            double x = b->linear[k] ? rtcosim_csv_cursor_linear(&r->cursor, b->column[k])
-                                    : rtcosim_csv_cursor_hold(&r->cursor, b->column[k]);
-            csv_store_number(b->type, x, b->values + n * size);
+            simulate_input_value(r, b->type, b->column[k], b->linear[k], b->values + n * size);
             if (!discrete)
                 r->input_vrs[n] = b->vrs[k];
             n++;
@@ -129,6 +135,41 @@ static rtcosim_status set_inputs(run *r, bool discrete, rtcosim_error *err)
             return st;
     }
     return RTCOSIM_OK;
+}
+
+const uint64_t *simulate_exact_column(const run *r, size_t column)
+{
+    return r->exact ? r->exact[column] : NULL;
+}
+
+void simulate_input_value(const run *r, rtcosim_type type, size_t column, bool linear,
+                          void *slot)
+{
+    const uint64_t *exact = simulate_exact_column(r, column);
+    if (exact) { /* Int64 or UInt64: the bits as read */
+        memcpy(slot, &exact[r->cursor.row], sizeof *exact);
+        return;
+    }
+    double x = linear ? rtcosim_csv_cursor_linear(&r->cursor, column)
+                      : rtcosim_csv_cursor_hold(&r->cursor, column);
+    csv_store_number(type, x, slot);
+}
+
+/* Whether a held input's cell differs between rows i - 1 and i. */
+static bool input_changes(const run *r, const batch *b, size_t k, size_t i)
+{
+    const rtcosim_csv *table = r->o->input;
+    size_t column = b->column[k];
+    const uint64_t *exact = simulate_exact_column(r, column);
+    if (exact)
+        return exact[i] != exact[i - 1];
+    if (b->type == RTCOSIM_TYPE_BINARY) { /* (its cells are text: no number to compare) */
+        const rtcosim_binary *now = &b->binary_cells[i * b->count + k],
+                             *before = &b->binary_cells[(i - 1) * b->count + k];
+        return now->size != before->size ||
+               (now->size && memcmp(now->data, before->data, now->size) != 0);
+    }
+    return rtcosim_csv_value(table, i, column) != rtcosim_csv_value(table, i - 1, column);
 }
 
 rtcosim_status simulate_apply_inputs(run *r, rtcosim_time_ns t, bool discrete, rtcosim_error *err)
@@ -197,8 +238,7 @@ rtcosim_time_ns simulate_next_input_event(run *r, rtcosim_time_ns t)
         for (size_t j = 0; j < r->input_batch_count; j++) {
             const batch *b = &r->inputs[j];
             for (size_t k = 0; k < b->count; k++)
-                if (!b->linear[k] && rtcosim_csv_value(table, i, b->column[k]) !=
-                                         rtcosim_csv_value(table, i - 1, b->column[k]))
+                if (!b->linear[k] && input_changes(r, b, k, i))
                     return ti;
         }
     }

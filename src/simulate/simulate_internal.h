@@ -44,6 +44,10 @@ typedef struct run {
     rtcosim_time_ns next_input_event;
     size_t input_scan;
     uint32_t *input_vrs; /* scratch: the references of the inputs set */
+    /* Per input-table column: an Int64 or UInt64 input's cells read exactly
+     * (kept as text by rtcosim_simulate_text_column), row by row; NULL for
+     * the others. NULL when no column is. */
+    uint64_t **exact;
     uint64_t rows_offered; /* record() calls, for on_row's decimation without a file */
     bool have_row; /* row holds the values at last_row_time */
     rtcosim_time_ns last_row_time;
@@ -96,6 +100,12 @@ rtcosim_status simulate_apply_input_event(run *r, rtcosim_time_ns t, rtcosim_err
  * every time it evaluates (rtcosim_me_input_source), when there are any. */
 rtcosim_status simulate_feed_integrator(run *r, rtcosim_error *err);
 rtcosim_time_ns simulate_next_input_event(run *r, rtcosim_time_ns t);
+/* An input's value at the cursor into slot (as get/set use the type):
+ * interpolated (linear) or held, an exact Int64/UInt64 column's bits. */
+void simulate_input_value(const run *r, rtcosim_type type, size_t column, bool linear,
+                          void *slot);
+/* The exact cells of input-table column `column` (run.exact), or NULL. */
+const uint64_t *simulate_exact_column(const run *r, size_t column);
 
 /* simulate_state.c: FMU state files (fmusim's): checked before
  * instantiation, restored after initialization (the start values of inputs
@@ -123,10 +133,11 @@ rtcosim_status simulate_check_start_values(const rtcosim_component *c,
                                            const rtcosim_simulate_options *o, rtcosim_error *err);
 /* Whether an input column's values keep to the variable's declared min/max:
  * a warning naming the variable, its range, the first line and how many
- * rows fall outside, or (strict) an error. */
+ * rows fall outside, or (strict) an error. exact: the column's Int64 or
+ * UInt64 cells read exactly (else NULL: the table's numbers). */
 rtcosim_status simulate_check_input_range(const rtcosim_csv *table, size_t column,
-                                          const rtcosim_variable *v, bool strict,
-                                          rtcosim_error *err);
+                                          const uint64_t *exact, const rtcosim_variable *v,
+                                          bool strict, rtcosim_error *err);
 /* Set the start values of inputs (inputs true, in initialization mode) or
  * of all other variables (before it). */
 rtcosim_status simulate_apply_start_values(rtcosim_component *c, const rtcosim_simulate_options *o,

@@ -219,22 +219,8 @@ rtcosim_status simulate_se_gather(run *r, rtcosim_error *err)
 static rtcosim_status set_input(run *r, const se_input *in, rtcosim_error *err)
 {
     struct se_run *se = r->se;
-    double x = in->linear ? rtcosim_csv_cursor_linear(&r->cursor, in->column)
-                          : rtcosim_csv_cursor_hold(&r->cursor, in->column);
     memset(se->value, 0, sizeof se->value);
-    switch (in->v->type) {
-    case RTCOSIM_TYPE_FLOAT64: memcpy(se->value, &x, sizeof x); break;
-    case RTCOSIM_TYPE_FLOAT32: { float f = (float)x; memcpy(se->value, &f, sizeof f); break; }
-    case RTCOSIM_TYPE_INT8: { int8_t i = (int8_t)x; memcpy(se->value, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_UINT8: { uint8_t i = (uint8_t)x; memcpy(se->value, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_INT16: { int16_t i = (int16_t)x; memcpy(se->value, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_UINT16: { uint16_t i = (uint16_t)x; memcpy(se->value, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_INT32: { int32_t i = (int32_t)x; memcpy(se->value, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_UINT32: { uint32_t i = (uint32_t)x; memcpy(se->value, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_INT64: { int64_t i = (int64_t)x; memcpy(se->value, &i, sizeof i); break; }
-    case RTCOSIM_TYPE_UINT64: { uint64_t i = (uint64_t)x; memcpy(se->value, &i, sizeof i); break; }
-    default: { bool b = x != 0.0; memcpy(se->value, &b, sizeof b); break; }
-    }
+    simulate_input_value(r, in->v->type, in->column, in->linear, se->value);
     return rtcosim_component_set(r->c, in->v->type, &in->v->value_reference, 1, se->value, err);
 }
 

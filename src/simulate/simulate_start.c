@@ -201,8 +201,8 @@ rtcosim_status simulate_check_start_values(const rtcosim_component *c,
 }
 
 rtcosim_status simulate_check_input_range(const rtcosim_csv *table, size_t column,
-                                          const rtcosim_variable *v, bool strict,
-                                          rtcosim_error *err)
+                                          const uint64_t *exact, const rtcosim_variable *v,
+                                          bool strict, rtcosim_error *err)
 {
     if (!rtcosim_type_is_numeric(v->type) || v->type == RTCOSIM_TYPE_BOOLEAN ||
         (!v->has_min && !v->has_max))
@@ -210,9 +210,11 @@ rtcosim_status simulate_check_input_range(const rtcosim_csv *table, size_t colum
     size_t outside = 0, first = 0;
     char why[160];
     for (size_t r = 0; r < rtcosim_csv_row_count(table); r++) {
-        double x = rtcosim_csv_value(table, r, column);
+        double x = exact ? 0.0 : rtcosim_csv_value(table, r, column);
         rtcosim_value value;
-        if (v->type == RTCOSIM_TYPE_FLOAT64)
+        if (exact)
+            value.u64 = exact[r]; /* (an Int64's bits: the same union member's storage) */
+        else if (v->type == RTCOSIM_TYPE_FLOAT64)
             value.f64 = x;
         else if (v->type == RTCOSIM_TYPE_FLOAT32)
             value.f32 = (float)x;

@@ -109,6 +109,19 @@ def test_binary_values_are_bytes_in_and_out():
     assert list(result["Binary_output"]) == [b"\x0a\x0b", b"\x0a\x0b"]
 
 
+def test_int64_inputs_are_exact():
+    """Int64 and UInt64 inputs reach the FMU as given: 2**53 + 1 (a double
+    rounds it to 2**53), 2**63 - 1 and 2**64 - 1 (FMI 3.0 Feedthrough copies
+    them to its outputs; a row shows its step's start input)."""
+    table = np.array([(0.0, 2**53 + 1, 2**64 - 1), (1.0, 2**63 - 1, 2**63)],
+                     dtype=[("time", float), ("Int64_input", np.int64),
+                            ("UInt64_input", np.uint64)])
+    result = rtcosim.simulate(fmu("Feedthrough-fmi3.fmu"), stop_time=2, output_interval=1,
+                              input=table, output=["Int64_output", "UInt64_output"])
+    assert [int(x) for x in result["Int64_output"]] == [2**53 + 1, 2**53 + 1, 2**63 - 1]
+    assert [int(x) for x in result["UInt64_output"]] == [2**64 - 1, 2**64 - 1, 2**63]
+
+
 def test_model_exchange_only_fmu_is_simulated_with_model_exchange():
     """As FMPy: without fmi_type an FMU offering model exchange only runs
     with it; Dahlquist (k = 1) under Euler, one micro step per 0.25 s, is
