@@ -41,7 +41,8 @@ typedef struct parser {
     const char *name;
     char *next;  /* start of the next line */
     char *end;   /* end of the data (a NUL is there) */
-    size_t line; /* number of the line last returned */
+    size_t line; /* number of the (first) line of the row last returned */
+    size_t last_line; /* its last line: a quoted field may hold line breaks */
     bool any_first_column; /* a general table: the first column need not be "time" */
     size_t header_line;    /* the header's line: a units row is the one right under it */
 } parser;
@@ -53,15 +54,19 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* The next non-blank line, NUL-terminated in place (without its '\r\n'), or NULL. */
+/* The next non-blank line, NUL-terminated in place (without its '\r\n'), or
+ * NULL. A line break inside a quoted field (RFC 4180 2.6: a String value
+ * as the results write it) belongs to the field, not the end of the row. */
 static char *next_line(parser *p)
 {
     while (p->next < p->end) {
         char *line = p->next;
-        char *nl = memchr(line, '\n', (size_t)(p->end - line));
+        size_t breaks;
+        char *nl = csv_row_end(line, p->end, &breaks);
         char *stop = nl ? nl : p->end;
         p->next = nl ? nl + 1 : p->end;
-        p->line++;
+        p->line = p->last_line + 1;
+        p->last_line = p->line + breaks;
         if (stop > line && stop[-1] == '\r')
             stop--;
         *stop = '\0';
@@ -114,7 +119,7 @@ static rtcosim_status read_header(parser *p, rtcosim_csv *t, rtcosim_error *err)
                                  p->name);
     size_t n = 0;
     char **fields = NULL;
-    p->header_line = p->line;
+    p->header_line = p->last_line;
     rtcosim_status st = csv_split_header(p->name, p->line, line, &fields, &n, err);
     if (st != RTCOSIM_OK)
         return st;

@@ -12,6 +12,37 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
+char *csv_row_end(const char *row, const char *end, size_t *breaks)
+{
+    *breaks = 0;
+    const char *nl = memchr(row, '\n', (size_t)(end - row));
+    if (!memchr(row, '"', (size_t)((nl ? nl : end) - row)))
+        return (char *)nl; /* (most rows: no quote, no scan) */
+    /* csv_split_fields's rules: a quote opens a field where the field
+     * begins (after blanks), "" inside is one quote, the next one closes */
+    bool field_start = true, quoted = false;
+    for (const char *p = row; p < end; p++) {
+        char c = *p;
+        if (quoted) {
+            if (c == '"') {
+                if (p + 1 < end && p[1] == '"')
+                    p++;
+                else
+                    quoted = false;
+            } else if (c == '\n')
+                ++*breaks;
+        } else if (c == '\n')
+            return (char *)p;
+        else if (c == ',')
+            field_start = true;
+        else if (c == '"' && field_start)
+            quoted = true, field_start = false;
+        else if (!is_blank(c))
+            field_start = false;
+    }
+    return NULL;
+}
+
 /* Split a line into fields in place (RFC 4180 quoting). Stores up to max
  * field starts; *count is the number of fields found. */
 rtcosim_status csv_split_fields(const char *path, size_t lineno, char *line, char **fields,

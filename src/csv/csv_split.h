@@ -11,6 +11,12 @@
 
 #include "rtcosim/status.h"
 
+/* The '\n' that ends the CSV row beginning at `row` (data up to `end`), or
+ * NULL when the row runs to `end`: a line break inside a quoted field (RFC
+ * 4180 2.6, a String value with a newline as the results write it) belongs
+ * to the field; *breaks counts those. */
+char *csv_row_end(const char *row, const char *end, size_t *breaks);
+
 rtcosim_status csv_split_fields(const char *path, size_t lineno, char *line, char **fields,
                                 size_t max, size_t *count, rtcosim_error *err);
 

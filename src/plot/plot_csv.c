@@ -90,13 +90,17 @@ typedef struct line_reader {
 
 /* The next line in place (without its '\n', which stays in the buffer;
  * line[len] may be written); 1, 0 at the end of the file, -1 on an error
- * (*st says which). */
-static int next_line(line_reader *r, char **line, size_t *len, bool *newline,
+ * (*st says which). A row's line breaks inside quoted fields (a String
+ * value's) are part of it, *breaks of them. */
+static int next_line(line_reader *r, char **line, size_t *len, bool *newline, size_t *breaks,
                      rtcosim_status *st, rtcosim_error *err)
 {
-    size_t scan = r->start;
     for (;;) {
-        char *nl = scan < r->end ? memchr(r->buf + scan, '\n', r->end - scan) : NULL;
+        /* (scanned from the row's start again after a read: a quote's
+         * meaning depends on what came before it in the row) */
+        *breaks = 0;
+        char *nl = r->start < r->end ? csv_row_end(r->buf + r->start, r->buf + r->end, breaks)
+                                     : NULL;
         if (nl || (r->eof && r->start < r->end)) {
             char *stop = nl ? nl : r->buf + r->end;
             *line = r->buf + r->start;
@@ -107,10 +111,9 @@ static int next_line(line_reader *r, char **line, size_t *len, bool *newline,
         }
         if (r->eof)
             return 0;
-        scan = r->end;
         if (r->start > 0) { /* keep the line begun, drop what is read */
             memmove(r->buf, r->buf + r->start, r->end - r->start);
-            scan -= r->start, r->end -= r->start, r->start = 0;
+            r->end -= r->start, r->start = 0;
         }
         if (r->cap - r->end < READ_CHUNK / 2 + 1) { /* a line longer than the buffer */
             /* binary data (or /dev/zero) is one endless line: the NUL that
@@ -269,13 +272,16 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
     char *line;
     size_t len;
     bool newline;
+    size_t breaks;
     int got;
     while (st == RTCOSIM_OK && !(sink->header_only && s.header) &&
-           (r.lineno = s.lineno + 1, got = next_line(&r, &line, &len, &newline, &st, err)) != 0) {
+           (r.lineno = s.lineno + 1,
+            got = next_line(&r, &line, &len, &newline, &breaks, &st, err)) != 0) {
         if (got < 0)
             break;
         s.lineno++;
         st = read_line(&s, line, len, newline, err);
+        s.lineno += breaks;
     }
     if (st == RTCOSIM_OK && !s.header)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT,

@@ -285,6 +285,37 @@ static void text_columns_keep_their_cells(void **state)
     expect_error("time,blob\n0,666f6f\n", RTCOSIM_EFORMAT, "'666f6f' is not a finite number");
 }
 
+/* RFC 4180 2.6: a quoted field may hold line breaks (a String value as the
+ * results write it), which belong to it; a quote inside an unquoted field
+ * is no quote. Lines are still counted in the file: the bad value
+ * is named there (line 8). */
+static void quoted_line_breaks_belong_to_the_field(void **state)
+{
+    (void)state;
+    const char *text = "time,blob,x\n0,\"a\nb\"\"c, d\",1\n1,e\"f,2\n"
+                       "2,\"\n\n\",3\n3,g,one\n";
+    rtcosim_csv *t = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_csv_read_memory_text("in.csv", text, strlen(text), is_blob, NULL,
+                                                  &t, &err),
+                     RTCOSIM_EFORMAT);
+    assert_non_null(strstr(err.message, "in.csv:8: column 3 ('x'): 'one' is not a finite number"));
+    const char *good = "time,blob,x\n0,\"a\nb\"\"c, d\",1\n1,e\"f,2\n2,\"\n\n\",3\n";
+    assert_int_equal(rtcosim_csv_read_memory_text("in.csv", good, strlen(good), is_blob, NULL,
+                                                  &t, &err),
+                     RTCOSIM_OK);
+    assert_int_equal(rtcosim_csv_row_count(t), 3);
+    assert_string_equal(rtcosim_csv_text(t, 0, 0), "a\nb\"c, d");
+    assert_string_equal(rtcosim_csv_text(t, 1, 0), "e\"f");
+    assert_string_equal(rtcosim_csv_text(t, 2, 0), "\n\n");
+    assert_int_equal(rtcosim_csv_line(t, 1), 4);
+    assert_int_equal(rtcosim_csv_line(t, 2), 5);
+    assert_true(rtcosim_csv_value(t, 2, 1) == 3.0);
+    rtcosim_csv_free(t);
+    /* a quote left open runs to the end: named at the row's first line */
+    expect_error("time,x\n0,1\n1,\"2\n2,3\n", RTCOSIM_EFORMAT, ":3: field 2: missing closing quote");
+}
+
 /* Columns picked and renamed (a measurement's channels for the inputs they
  * drive): the chosen ones in the order given, values and text cells with
  * them, the others gone. */
@@ -340,6 +371,7 @@ int main(void)
         cmocka_unit_test(bad_inputs_fail_with_file_and_line),
         cmocka_unit_test(nul_bytes_are_rejected_with_their_line),
         cmocka_unit_test(text_columns_keep_their_cells),
+        cmocka_unit_test(quoted_line_breaks_belong_to_the_field),
         cmocka_unit_test(selected_columns_keep_their_values_under_new_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

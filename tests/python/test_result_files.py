@@ -197,6 +197,29 @@ def test_plain_arrays_and_text_columns_are_written(tmpdir_private):
     assert list(m["data_2"][1]) == [1, -2, 3] and list(m["data_2"][2]) == [1, 0, 1]
 
 
+def test_a_string_with_line_breaks_reads_back(cli, tmpdir_private):
+    """A String value holding line breaks, quotes and commas is written as
+    one quoted field (RFC 4180 2.6) and read back by read_result, info and
+    compare (they had stopped at its first line break: "missing closing
+    quote"); Python's csv module, the other side, reads the same rows."""
+    text = 'a\nb"q, c\n'
+    out = os.path.join(tmpdir_private, "s.csv")
+    subprocess.run([cli, "simulate", fmu("Feedthrough-fmi3.fmu"), "--stop-time", "1",
+                    "--output-interval", "1", "--start-value", "String_input", text,
+                    "--output-variable", "String_output", "--output-variable", "Int32_output",
+                    "-o", out], check=True)
+    import csv
+    with open(out, newline="") as f:
+        assert list(csv.reader(f)) == [["time", "String_output", "Int32_output"],
+                                       ["0", text, "0"], ["1", text, "0"]]
+    back = rtcosim.read_result(out)
+    assert list(back["String_output"]) == [text, text] and list(back["time"]) == [0, 1]
+    info = subprocess.run([cli, "info", out], capture_output=True, text=True)
+    assert info.returncode == 0 and "rows                 2, time 0 .. 1" in info.stdout, info.stderr
+    same = subprocess.run([cli, "compare", out, out], capture_output=True, text=True)
+    assert same.returncode == 0 and "MATCHES" in same.stdout, same.stderr
+
+
 def test_unknown_extension_is_refused_and_nothing_written(tmpdir_private):
     path = os.path.join(tmpdir_private, "r.xlsx")
     with pytest.raises(rtcosim.Error) as e:
