@@ -49,9 +49,11 @@ typedef struct parser {
 
 enum { QUOTE_IN_MESSAGE = 40 }; /* characters of a bad field shown in a message */
 
+/* (a CR is blank too: a stray one, as old Mac line ends or a doubled CRLF
+ * leave, is no cell content, the same in every reader) */
 static bool is_blank(char c)
 {
-    return c == ' ' || c == '\t';
+    return c == ' ' || c == '\t' || c == '\r';
 }
 
 /* The next non-blank line, NUL-terminated in place (without its '\r\n'), or

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* (a CR is blank too: a stray one, as old Mac line ends or a doubled CRLF
+ * leave, is no cell content, the same in every reader) */
 static bool is_blank(char c)
 {
-    return c == ' ' || c == '\t';
+    return c == ' ' || c == '\t' || c == '\r';
 }
 
 char *csv_row_end(const char *row, const char *end, size_t *breaks)

@@ -146,9 +146,11 @@ static int next_line(line_reader *r, char **line, size_t *len, bool *newline, si
 
 /* ---- fields (rtcosim_csv's rules and messages, csv_reader.c) ---- */
 
+/* (a CR is blank too: a stray one, as old Mac line ends or a doubled CRLF
+ * leave, is no cell content, the same in every reader) */
 static bool is_blank(char c)
 {
-    return c == ' ' || c == '\t';
+    return c == ' ' || c == '\t' || c == '\r';
 }
 
 
@@ -240,13 +242,15 @@ static rtcosim_status read_row(scan *s, char *line, rtcosim_error *err)
 static rtcosim_status read_line(scan *s, char *line, size_t len, bool newline, rtcosim_error *err)
 {
     rtcosim_status st = RTCOSIM_OK;
+    /* UTF-8 byte order mark, as spreadsheet programs write it (a line of it
+     * alone is blank, also to the units row's finder) */
+    if (s->lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
+        line += 3, len -= 3;
     if (units_row(s, line, len, newline, err, &st))
         return st;
     if (memchr(line, '\0', len))
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: NUL byte in a text file", s->path,
                                  s->lineno);
-    if (s->lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
-        line += 3, len -= 3; /* UTF-8 byte order mark, as spreadsheet programs write it */
     if (len > 0 && line[len - 1] == '\r')
         len--;
     line[len] = '\0';

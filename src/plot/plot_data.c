@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "archive/archive.h"
+#include "csv/csv_split.h"
 #include "plot/plot_internal.h"
 #include "results/result_table.h"
 #include "rtcosim/component.h"
@@ -30,6 +31,9 @@ bool plot_csv_field(const char **p, const char *end, char *out, size_t size)
     if (s > end)
         return false;
     size_t n = 0;
+    /* blanks around a cell as csv_split_fields drops them: space, tab, CR */
+    while (s < end && (*s == ' ' || *s == '\t' || *s == '\r'))
+        s++;
     if (s < end && *s == '"') {
         for (s++; s < end; s++) {
             if (*s == '"' && s + 1 < end && s[1] == '"')
@@ -44,14 +48,13 @@ bool plot_csv_field(const char **p, const char *end, char *out, size_t size)
         while (s < end && *s != ',')
             s++;
     } else {
-        while (s < end && *s == ' ')
-            s++;
         for (; s < end && *s != ','; s++)
             if (n + 1 < size)
                 out[n++] = *s;
+        while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t' || out[n - 1] == '\r' ||
+                         out[n - 1] == '\n'))
+            n--;
     }
-    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\r' || out[n - 1] == '\n'))
-        n--;
     out[n] = '\0';
     *p = s + 1;
     return true;
@@ -63,9 +66,12 @@ bool plot_csv_field(const char **p, const char *end, char *out, size_t size)
 static const char *find_units_row(const char *data, size_t size, const char **row_end)
 {
     const char *end = data + size, *line = data;
+    if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        line += 3; /* a byte order mark (csv_reader.c reads past it) */
     int seen = 0;
     while (line < end) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t breaks; /* (a row's quoted line breaks are its own, as the readers take them) */
+        const char *nl = csv_row_end(line, end, &breaks);
         const char *le = nl ? nl : end;
         const char *q = line;
         while (q < le && (*q == ' ' || *q == '\r' || *q == '\t'))
@@ -104,7 +110,9 @@ rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *
     char *units_copy = NULL;
     if (units) {
         units_copy = strndup(units, (size_t)(units_end - units));
-        memset((char *)units, ' ', (size_t)(units_end - units) - (units_end[-1] == '\n'));
+        for (char *c = (char *)units; c < units_end; c++)
+            if (*c != '\n')
+                *c = ' ';
     }
     rtcosim_csv *csv = NULL;
     /* the first column may have any name (a sweep's step size); every other

@@ -312,6 +312,14 @@ static void quoted_line_breaks_belong_to_the_field(void **state)
     assert_int_equal(rtcosim_csv_line(t, 2), 5);
     assert_true(rtcosim_csv_value(t, 2, 1) == 3.0);
     rtcosim_csv_free(t);
+    /* a stray CR (doubled CRLF, old Mac ends) is blank around a cell and a
+     * line of CRs is blank, as the results reader takes them */
+    const char *crs = "\r\r\ntime,x\r\r\n0,1\r\r\n\r\n";
+    assert_int_equal(rtcosim_csv_read_memory("cr.csv", crs, strlen(crs), &t, &err), RTCOSIM_OK);
+    assert_int_equal(rtcosim_csv_row_count(t), 1);
+    assert_true(rtcosim_csv_value(t, 0, 0) == 1.0);
+    assert_int_equal(rtcosim_csv_line(t, 0), 3);
+    rtcosim_csv_free(t);
     /* a quote left open runs to the end: named at the row's first line */
     expect_error("time,x\n0,1\n1,\"2\n2,3\n", RTCOSIM_EFORMAT, ":3: field 2: missing closing quote");
 }
