@@ -243,3 +243,30 @@ def test_junit_report_as_ci_servers_read_it(cli, tmpdir_private):
     assert names == ["temp\ufffdC", "time span"], names
     r = compare(cli, ref, ref, "--junit", "/dev/full", "-q")
     assert r.returncode == 2 and r.stderr == "rtcosim: /dev/full: writing the JUnit report failed\n", r.stderr
+
+
+def test_plot_of_two_long_noisy_runs_stays_small_and_tells_them_apart(cli, tmpdir_private):
+    """compare --plot of two 100 000-row noisy signals: the second file's
+    series (dashed for short ones) is drawn as a thin solid line in a dark
+    shade of the colour over the reference's band, not dashed: PLplot dashes
+    in software, a path per dash, and this plot was a 44 MB SVG of 253 173
+    paths. Both colours are in the picture: the Okabe-Ito blue #0072B2 and
+    its shade (0, 114, 178) * 11/20 = #003E61."""
+    t = np.arange(100000) * 1e-3
+    paths = []
+    for k, offset in enumerate((0.0, 0.3)):
+        path = os.path.join(tmpdir_private, "r%d.csv" % k)
+        with open(path, "w") as f:
+            f.write("time,x\n")
+            np.savetxt(f, np.c_[t, np.sin(t * 0.07) + 0.1 * np.sin(t * 1000) + offset * (t > 50)],
+                       fmt="%.6g", delimiter=",")
+        paths.append(path)
+    svg = os.path.join(tmpdir_private, "c.svg")
+    p = subprocess.run([cli, "compare", paths[0], paths[1], "--plot", svg], capture_output=True,
+                       text=True)
+    assert p.returncode == 1, p.stderr  # (they differ after 50 s)
+    assert os.path.getsize(svg) < 1000000
+    with open(svg) as f:
+        picture = f.read()
+    assert picture.count('stroke="#0072B2"') >= 2 and picture.count('stroke="#003E61"') >= 2
+    assert picture.count("<polyline") < 2000
