@@ -99,8 +99,10 @@ static int next_line(line_reader *r, char **line, size_t *len, bool *newline, si
         /* (scanned from the row's start again after a read: a quote's
          * meaning depends on what came before it in the row) */
         *breaks = 0;
-        char *nl = r->start < r->end ? csv_row_end(r->buf + r->start, r->buf + r->end, breaks)
-                                     : NULL;
+        size_t from = r->start; /* (a byte order mark is not the first field's start) */
+        if (r->lineno == 1 && r->end - r->start >= 3 && memcmp(r->buf + from, "\xEF\xBB\xBF", 3) == 0)
+            from += 3;
+        char *nl = r->start < r->end ? csv_row_end(r->buf + from, r->buf + r->end, breaks) : NULL;
         if (nl || (r->eof && r->start < r->end)) {
             char *stop = nl ? nl : r->buf + r->end;
             *line = r->buf + r->start;
