@@ -52,6 +52,8 @@ static void compare(const plot_table *a, const plot_table *b)
             differ("a unit");
         if (x->text != y->text)
             differ("a text flag");
+        if (x->not_numbers != y->not_numbers)
+            differ("a count of cells that are no number");
         if (!same_values(x->values, y->values, a->rows))
             differ("a column's values");
     }
@@ -97,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t c = 0; c < t->column_count; c++) {
             const result_column *a = &kinds->columns[c], *b = &t->columns[c];
             if (strcmp(a->name, b->name) != 0 || a->text != b->text || a->values ||
+                a->not_numbers != b->not_numbers ||
                 (!a->unit != !b->unit) || (a->unit && strcmp(a->unit, b->unit) != 0))
                 differ("kinds: a column");
         }

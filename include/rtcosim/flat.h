@@ -216,6 +216,10 @@ const double *rtcosim_result_columns_values(const rtcosim_result_columns *c, siz
  * column (time too) that hold only those rows are given back to the system
  * (their values are then undefined). */
 void rtcosim_result_columns_release_rows(rtcosim_result_columns *c, size_t row);
+/* A numeric column's cells that are neither empty nor a number ("n/a",
+ * "1,5": a spreadsheet's text in a column of numbers), NaN in its values;
+ * 0 out of range. */
+size_t rtcosim_result_columns_not_numbers(const rtcosim_result_columns *c, size_t column);
 /* text columns (a CSV's String and Binary results) the numbers left out */
 size_t rtcosim_result_columns_text_left_out(const rtcosim_result_columns *c);
 /* the name of the index-th of them (in the file's order), or NULL: the

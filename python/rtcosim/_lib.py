@@ -265,6 +265,7 @@ _SIGNATURES = {
     "rtcosim_result_columns_values": (ctypes.POINTER(ctypes.c_double), [_P, ctypes.c_size_t]),
     "rtcosim_result_columns_release_rows": (None, [_P, ctypes.c_size_t]),
     "rtcosim_result_columns_text_left_out": (ctypes.c_size_t, [_P]),
+    "rtcosim_result_columns_not_numbers": (ctypes.c_size_t, [_P, ctypes.c_size_t]),
     "rtcosim_result_columns_text_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
     "rtcosim_result_columns_free": (None, [_P]),
     "rtcosim_rows_count": (ctypes.c_size_t, [_P]),

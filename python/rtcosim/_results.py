@@ -351,7 +351,8 @@ def read_result(filename, variables=None):
     times (each channel holding its last sample, NaN before its first); a
     CSV's text columns (String and Binary results, as rtcosim and fmusim write
     them) are str fields (a column whose every cell is empty reads as numbers:
-    NaN). variables (names, or shell patterns such as 'engine.*' or
+    NaN); a cell of a column of numbers that is no number ("n/a", "1,5") is
+    NaN, with one warning naming the columns and how many cells. variables (names, or shell patterns such as 'engine.*' or
     '*_rpm' for the columns they match; None or empty: all) reads only
     those, and time,
     in the file's order: a CSV (read a line at a time in any case) then
@@ -373,13 +374,13 @@ def read_result(filename, variables=None):
                                                   ctypes.byref(handle), ctypes.byref(err))
     del keep
     err.check(status)
-    result, text = _take_columns(handle)
+    result, text = _take_columns(handle, path)
     if text:  # (the text columns the library's selection took, their cells read here)
         result = _with_text_columns(result, path, text)
     return result
 
 
-def _take_columns(handle):
+def _take_columns(handle, path):
     """The reader's columns copied into a structured array a block of rows at
     a time from the end, each block's pages of the columns given back once
     copied: the file's values are held about once (the array filling up as
@@ -407,6 +408,16 @@ def _take_columns(handle):
                 lib.rtcosim_result_columns_release_rows(handle, start)
         text = [lib.rtcosim_result_columns_text_name(handle, i).decode("utf-8", "surrogateescape")
                 for i in range(lib.rtcosim_result_columns_text_left_out(handle))]
+        # cells of a column of numbers that are no number ("n/a", "1,5"): NaN, said once
+        odd = [(name, lib.rtcosim_result_columns_not_numbers(handle, i))
+               for i, name in enumerate(names)]
+        odd = [(name, k) for name, k in odd if k]
+        if odd:
+            warnings.warn("%s: %s (read as NaN)" % (
+                path, "; ".join("column '%s': %d cell%s not a number" % (name, k, "s are" if k > 1
+                                                                            else " is")
+                                for name, k in odd[:5]) + ("; ..." if len(odd) > 5 else "")),
+                stacklevel=3)
         return Result(result, units), text
     finally:
         lib.rtcosim_result_columns_free(handle)

@@ -53,6 +53,11 @@ const char *rtcosim_result_columns_name(const rtcosim_result_columns *c, size_t 
     return c && column < c->count ? c->t->columns[c->cols[column]].name : NULL;
 }
 
+size_t rtcosim_result_columns_not_numbers(const rtcosim_result_columns *c, size_t column)
+{
+    return c && column < c->count ? c->t->columns[c->cols[column]].not_numbers : 0;
+}
+
 const char *rtcosim_result_columns_unit(const rtcosim_result_columns *c, size_t column)
 {
     return c && column < c->count ? c->t->columns[c->cols[column]].unit : NULL;

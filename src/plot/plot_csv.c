@@ -447,6 +447,7 @@ static rtcosim_status read_table(const char *path, const result_select *select, 
         }
         k.t->columns[i].unit = units[c];
         k.t->columns[i].text = k.words[i] > 0 && k.numbers[i] == 0;
+        k.t->columns[i].not_numbers = k.t->columns[i].text ? 0 : k.words[i];
     }
     free(units);
     free(row);

@@ -15,6 +15,9 @@ typedef struct result_column {
     char *unit;     /* NULL: none known ("" in a units row counts as none) */
     double *values; /* one per row; NaN where the cell is empty or not a number */
     bool text;      /* every non-empty cell is text, none a number (String, Binary) */
+    /* A column of numbers (not text): its cells that are neither empty nor
+     * a number ("n/a", "1,5"), NaN in values; 0 for a MAT or MDF file. */
+    size_t not_numbers;
     /* A channel of a multi-rate measurement put on the union of its groups'
      * times (values held there): its own samples, for a plot that draws
      * them and not the held points; NULL when the rows are its own. */

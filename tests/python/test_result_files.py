@@ -220,6 +220,31 @@ def test_a_string_with_line_breaks_reads_back(cli, tmpdir_private):
     assert same.returncode == 0 and "MATCHES" in same.stdout, same.stderr
 
 
+def test_cells_that_are_no_number_are_said_once(tmpdir_private):
+    """A column of numbers with a spreadsheet's "n/a" or a decimal comma in
+    some cells: read as NaN there, and read_result says which column and how
+    many cells (it said nothing); a column all text stays a str column, and
+    a file without such cells reads without a warning."""
+    path = os.path.join(tmpdir_private, "n.csv")
+    with open(path, "w") as f:
+        f.write('time,x,y,label\n0,1,n/a,a\n1,"2,5",3,b\n2,3,n/a,c\n')
+    with pytest.warns(UserWarning) as caught:
+        r = rtcosim.read_result(path)
+    assert len(caught) == 1
+    assert str(caught[0].message) == (path + ": column 'x': 1 cell is not a number; column 'y': "
+                                      "2 cells are not a number (read as NaN)")
+    assert np.isnan(r["x"][1]) and list(r["x"][[0, 2]]) == [1, 3]
+    assert np.isnan(r["y"][0]) and r["y"][1] == 3 and np.isnan(r["y"][2])
+    assert list(r["label"]) == ["a", "b", "c"]
+    with open(path, "w") as f:
+        f.write("time,x\n0,1\n1,\n")  # (an empty cell is no value, not text)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = rtcosim.read_result(path)
+    assert r["x"][0] == 1 and np.isnan(r["x"][1])
+
+
 def test_unknown_extension_is_refused_and_nothing_written(tmpdir_private):
     path = os.path.join(tmpdir_private, "r.xlsx")
     with pytest.raises(rtcosim.Error) as e:
