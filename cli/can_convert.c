@@ -1,5 +1,6 @@
 /* `rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]`:
- * a CAN log from one format to another (candump -l, Vector ASC, Vector BLF;
+ * a CAN log from one format to another (candump -l, Vector ASC, Vector BLF,
+ * PEAK TRC, ASAM MDF 4;
  * read by its content, written by OUT's name), through the readers and
  * writers of src/can. One bus is written: the log's only one, or --bus. The
  * formats that carry a frame's duration (ASC CAN FD lines, BLF) get it from
@@ -131,8 +132,9 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: rtcosim can convert IN OUT [--bus NAME] [--bitrate B] [--fd-bitrate B]\n"
             "A CAN log from one format to another: IN read by its content (candump -l, Vector\n"
-            "ASC or BLF, an ASAM MDF 4 bus log), OUT written by its name (.blf Vector BLF,\n"
-            ".asc Vector ASC, .mf4 ASAM MDF 4 bus log, else candump -l); one bus; times kept.\n"
+            "ASC or BLF, PEAK TRC, an ASAM MDF 4 bus log), OUT written by its name (.blf\n"
+            "Vector BLF, .asc Vector ASC, .mf4 ASAM MDF 4 bus log, .trc PEAK TRC 2.1, else\n"
+            "candump -l); one bus; times kept.\n"
             "A frame at a time: a log of any length in little memory. Ctrl-C (or SIGTERM)\n"
             "stops at the next frame, OUT then a complete log of the frames converted so far\n"
             "(exit status 130).\n"

@@ -14,7 +14,7 @@ int cli_can_replay_parse(cli_can_replay *r, const char *option, const char *spec
         at = NULL; /* an '@' in a directory name */
     size_t n = spec ? (at ? (size_t)(at - spec) : strlen(spec)) : 0;
     if (n == 0 || (at && !at[1]))
-        return cli_fail("%s needs LOG or LOG@BUS (a candump -l, ASC, BLF or MDF 4 log), not '%s'",
+        return cli_fail("%s needs LOG or LOG@BUS (a candump -l, ASC, BLF, TRC or MDF 4 log), not '%s'",
                         option, spec ? spec : "");
     if (n >= sizeof r->path || (at && strlen(at + 1) >= sizeof r->bus))
         return cli_fail("%s: '%s' is too long", option, spec);

@@ -22,7 +22,7 @@ static void usage(FILE *out)
                  "                    [--parameter-set NAME]\n"
                  "       rtcosim info SLAVE.dcpx\n"
                  "       rtcosim info F.dbc|F.arxml\n"
-                 "       rtcosim info LOG.blf|LOG.asc|LOG.log|LOG.mf4 [--dbc F.dbc]\n"
+                 "       rtcosim info LOG.blf|LOG.asc|LOG.log|LOG.trc|LOG.mf4 [--dbc F.dbc]\n"
                  "       rtcosim info MEASUREMENT.mf4|.mdf\n"
                  "       rtcosim info RESULTS.csv|.mat\n\n"
                  "An ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape, CANoe, INCA, MDA,\n"
@@ -335,7 +335,7 @@ static int run_info(int argc, char **argv)
     bool mdf = len > 4 && (strcasecmp(fmu + len - 4, ".mf4") == 0 ||
                            strcasecmp(fmu + len - 4, ".mdf") == 0);
     if (dbc && !cli_info_is_can_log(fmu) && !mdf)
-        return cli_fail("info: --dbc applies to CAN logs (.blf, .asc, .log, .mf4), not to '%s'",
+        return cli_fail("info: --dbc applies to CAN logs (.blf, .asc, .log, .trc, .mf4), not to '%s'",
                         fmu);
     if (cli_info_is_dbc(fmu) || cli_info_is_can_log(fmu)) {
         if (parameter_set || opts.strict)

@@ -27,7 +27,7 @@ bool cli_info_is_can_log(const char *path)
 {
     size_t n = strlen(path);
     return n > 4 && (strcasecmp(path + n - 4, ".blf") == 0 || strcasecmp(path + n - 4, ".asc") == 0 ||
-                     strcasecmp(path + n - 4, ".log") == 0);
+                     strcasecmp(path + n - 4, ".log") == 0 || strcasecmp(path + n - 4, ".trc") == 0);
 }
 
 static void id_text(char *out, size_t size, uint32_t id, bool extended)

@@ -25,7 +25,7 @@ int cli_info_dcpx(const char *path);
 void cli_info_print_variable_table(const rtcosim_variable *vars, size_t n);
 
 /* `rtcosim info F.dbc` / `rtcosim info LOG [--dbc F.dbc]` (info_can.c):
- * by the name's ending (.dbc; .blf, .asc, .log). */
+ * by the name's ending (.dbc; .blf, .asc, .log, .trc). */
 bool cli_info_is_dbc(const char *path);
 bool cli_info_is_can_log(const char *path);
 int cli_info_dbc(const char *path);

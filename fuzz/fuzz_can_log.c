@@ -1,5 +1,6 @@
 /* libFuzzer target for the CAN log readers (src/can/log_read.c: candump -l
- * and Vector ASC; log_blf_read.c: BLF; log_mdf.c: MDF 4 bus logs) and the
+ * and Vector ASC; log_trc.c: PEAK TRC; log_blf_read.c: BLF; log_mdf.c: MDF
+ * 4 bus logs) and the
  * transport reassembly run on what they read (j1939_tp.c: J1939; nmea2000.c:
  * NMEA 2000 Fast Packets on every PGN of its ranges; isotp.c:
  * ISO-TP on every id, with and without an address byte, each message then

@@ -1,7 +1,8 @@
 /* CAN logs in the formats engineers' tools read: candump -l (can-utils'
  * log file format, read by `canplayer`, python-can's CanutilsLogReader,
- * Wireshark), Vector ASC (CANalyzer/CANoe, python-can's ASCReader) and
- * Vector BLF (CANalyzer/CANoe, python-can's BLFReader, Wireshark).
+ * Wireshark), Vector ASC (CANalyzer/CANoe, python-can's ASCReader), Vector
+ * BLF (CANalyzer/CANoe, python-can's BLFReader, Wireshark), ASAM MDF 4 bus
+ * logs and PEAK TRC (PCAN-View/PCAN-Explorer, python-can's TRCReader).
  * Times are the frames' end-of-frame times on the bus (when a receiver has
  * the frame). */
 #ifndef RTCOSIM_CAN_LOG_H
@@ -34,13 +35,22 @@ typedef enum rtcosim_can_log_format {
      * DLC, data length, data bytes) on a CAN bus source; CAN XL frames,
      * which the layout does not hold, are left out with a warning
      * (src/results/mdf_bus.c). */
-    RTCOSIM_CAN_LOG_MDF
+    RTCOSIM_CAN_LOG_MDF,
+    /* PEAK-System TRC (PCAN-View, PCAN-Explorer, python-can's TRCReader),
+     * version 2.1: ";$FILEVERSION=2.1", ";$STARTTIME=" (the first frame's
+     * time down to a multiple of 216 us, as days since 1899-12-30),
+     * ";$COLUMNS=N,O,T,B,I,d,R,L,D", then "      1         0.150 DT 1
+     * 00C8 Rx -  2    AB 01" per frame (offset in ms with microseconds;
+     * types DT, FD, FB (BRS), FE (ESI), BI (both); ids of 4 or 8 hex
+     * digits; the DLC; bus 1), CR LF line ends; CAN XL frames, which TRC
+     * does not hold, are left out with a warning (src/can/log_trc.c). */
+    RTCOSIM_CAN_LOG_TRC
 } rtcosim_can_log_format;
 
-/* ASC for a path ending in ".asc", BLF for ".blf", MDF 4 for ".mf4" (any
- * case), candump otherwise. */
+/* ASC for a path ending in ".asc", BLF for ".blf", MDF 4 for ".mf4", TRC
+ * for ".trc" (any case), candump otherwise. */
 rtcosim_can_log_format rtcosim_can_log_format_of(const char *path);
-/* "candump -l", "Vector ASC", "Vector BLF", "ASAM MDF 4". */
+/* "candump -l", "Vector ASC", "Vector BLF", "ASAM MDF 4", "PEAK TRC". */
 const char *rtcosim_can_log_format_name(rtcosim_can_log_format format);
 
 /* Write the entries of one bus (named bus_name, e.g. "can0") to path. */
@@ -75,7 +85,7 @@ rtcosim_status rtcosim_can_log_writer_close(rtcosim_can_log_writer *w, rtcosim_e
 void rtcosim_can_log_writer_truncate(rtcosim_can_log_writer *w);
 void rtcosim_can_log_writer_abort(rtcosim_can_log_writer *w);
 
-/* ---- reading logs (any candump -l or Vector ASC log) ---- */
+/* ---- reading logs (candump -l, Vector ASC, BLF, MDF 4, PEAK TRC) ---- */
 
 typedef struct rtcosim_can_log_record {
     rtcosim_time_ns time;
@@ -93,7 +103,11 @@ typedef struct rtcosim_can_log_record {
 typedef struct rtcosim_can_log rtcosim_can_log; /* opaque */
 
 /* Read a log; the format is told by its first bytes ("LOGG": Vector BLF,
- * "MDF     ": an ASAM MDF 4 bus log, '(' starts candump -l, else ASC). MDF:
+ * "MDF     ": an ASAM MDF 4 bus log, '(' starts candump -l, ';' (or a
+ * message line "N) ...") a PEAK TRC trace, else ASC). TRC: versions 1.0 to
+ * 2.1 (src/can/log_trc.c: columns, message types, times since 1970 when the
+ * trace has a ;$STARTTIME, else from its start; bus N "canN-1"; error frames,
+ * warnings, status and events read over). MDF:
  * the frames of every CAN_DataFrame and CAN_RemoteFrame channel group
  * (bus channel N: bus "canN-1"; none: "can0") in time order, error frames
  * read over; structures, fixed and variable-length byte arrays, any data

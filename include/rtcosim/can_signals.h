@@ -29,7 +29,7 @@ typedef struct rtcosim_can_signal_bus_config {
     rtcosim_time_ns default_cycle;
     bool log_frames;             /* keep every frame (rtcosim_can_bus_write_log) */
     size_t log_capacity;         /* 0: the log grows; else allocated once (real time) */
-    /* A recorded log (candump -l, ASC, BLF or MDF 4) played onto the bus around
+    /* A recorded log (candump -l, ASC, BLF, TRC or MDF 4) played onto the bus around
      * the senders (rtcosim_can_replay_add: its frames of ids the senders
      * send are left out), so its other messages reach the rx outputs; NULL:
      * none. replay_bus: which bus of the log (NULL: its only one). */

@@ -1,6 +1,6 @@
 """CAN logs read into NumPy (rtcosim.read_can_log) and their ISO-TP messages
-(rtcosim.read_isotp): candump -l, Vector ASC, Vector BLF and ASAM MDF 4 bus
-logs (CANedge, CANoe, asammdf) through librtcosim's readers, no python-can or
+(rtcosim.read_isotp): candump -l, Vector ASC, Vector BLF, PEAK TRC and ASAM
+MDF 4 bus logs (CANedge, CANoe, asammdf) through librtcosim's readers, no python-can or
 asammdf needed."""
 import ctypes
 import os
@@ -174,7 +174,7 @@ class _Cursor:
 
 
 def read_can_log(path):
-    """Read a CAN log (candump -l, Vector ASC or BLF, an ASAM MDF 4 bus log)
+    """Read a CAN log (candump -l, Vector ASC or BLF, PEAK TRC, an ASAM MDF 4 bus log)
     into a CanLog. Errors (a missing or malformed file) raise rtcosim.Error
     naming the file (and line or byte offset). The log is read in batches
     into an array that grows in place: memory is about the CanLog's own (86

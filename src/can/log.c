@@ -1,5 +1,5 @@
 /* Writing CAN logs (can_log.h) in candump -l and Vector ASC format (Vector
- * BLF: log_blf_write.c), exactly
+ * BLF: log_blf_write.c; PEAK TRC: log_trc.c), exactly
  * as the standard readers parse them: no fields of our own, so that
  * can-utils, python-can and Vector's viewers read every frame back.
  *
@@ -38,6 +38,8 @@ rtcosim_can_log_format rtcosim_can_log_format_of(const char *path)
         return RTCOSIM_CAN_LOG_BLF;
     if (n >= 4 && strcasecmp(path + n - 4, ".mf4") == 0)
         return RTCOSIM_CAN_LOG_MDF;
+    if (n >= 4 && strcasecmp(path + n - 4, ".trc") == 0)
+        return RTCOSIM_CAN_LOG_TRC;
     return RTCOSIM_CAN_LOG_CANDUMP;
 }
 
@@ -47,6 +49,7 @@ const char *rtcosim_can_log_format_name(rtcosim_can_log_format format)
     case RTCOSIM_CAN_LOG_ASC: return "Vector ASC";
     case RTCOSIM_CAN_LOG_BLF: return "Vector BLF";
     case RTCOSIM_CAN_LOG_MDF: return "ASAM MDF 4";
+    case RTCOSIM_CAN_LOG_TRC: return "PEAK TRC";
     default: return "candump -l";
     }
 }
@@ -233,6 +236,7 @@ struct rtcosim_can_log_writer {
     char *path, *bus;
     FILE *f;
     blf_writer *blf;
+    trc_writer *trc;
     mdf_bus_writer *mdf;
 };
 
@@ -260,10 +264,14 @@ rtcosim_status rtcosim_can_log_writer_open(const char *path, rtcosim_can_log_for
     rtcosim_status st = RTCOSIM_OK;
     if (format == RTCOSIM_CAN_LOG_MDF) {
         st = mdf_bus_writer_open(w->path, layout->frames, layout->fd, &w->mdf, err);
-    } else if (!(w->f = fopen(path, format == RTCOSIM_CAN_LOG_BLF ? "wb" : "w"))) {
+    } else if (!(w->f = fopen(path, format == RTCOSIM_CAN_LOG_BLF ||
+                                    format == RTCOSIM_CAN_LOG_TRC ? "wb" : "w"))) {
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write the CAN log", path);
     } else if (format == RTCOSIM_CAN_LOG_BLF) {
         if (!(w->blf = can_log_blf_begin(w->f)))
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+    } else if (format == RTCOSIM_CAN_LOG_TRC) { /* (its header at the first frame) */
+        if (!(w->trc = can_log_trc_begin(w->f, w->bus)))
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     } else if (format == RTCOSIM_CAN_LOG_ASC) {
         /* CANXL events are in the format's later versions (the spec of 2024
@@ -291,6 +299,7 @@ rtcosim_status rtcosim_can_log_writer_add(rtcosim_can_log_writer *w,
     case RTCOSIM_CAN_LOG_MDF: return mdf_bus_writer_add(w->mdf, e, err);
     case RTCOSIM_CAN_LOG_BLF: return can_log_blf_add(w->blf, e) ? RTCOSIM_OK : writer_failed(w, err);
     case RTCOSIM_CAN_LOG_ASC: write_asc(w->f, e); break;
+    case RTCOSIM_CAN_LOG_TRC: can_log_trc_add(w->trc, e); break;
     default: write_candump(w->f, e, w->bus); break;
     }
     return RTCOSIM_OK; /* (a text log's write errors are seen at the close) */
@@ -310,14 +319,21 @@ rtcosim_status rtcosim_can_log_writer_close(rtcosim_can_log_writer *w, rtcosim_e
                         "candump log keeps them)", w->path, xl);
     } else {
         bool ok = true;
+        size_t xl = 0;
         if (w->format == RTCOSIM_CAN_LOG_BLF)
             ok = can_log_blf_end(w->blf, true);
+        else if (w->format == RTCOSIM_CAN_LOG_TRC)
+            ok = can_log_trc_end(w->trc, true, &xl);
         else if (w->format == RTCOSIM_CAN_LOG_ASC)
             fprintf(w->f, "End TriggerBlock\n");
         ok = !ferror(w->f) && ok;
         ok = fclose(w->f) == 0 && ok;
         if (!ok)
             st = writer_failed(w, err);
+        else if (xl)
+            rtcosim_log(RTCOSIM_LOG_WARNING, "can", "%s: %zu CAN XL frames left out: a TRC "
+                        "trace holds classic and CAN FD frames (a .blf, .asc or candump log "
+                        "keeps them)", w->path, xl);
     }
     free(w->path);
     free(w->bus);
@@ -340,6 +356,8 @@ void rtcosim_can_log_writer_abort(rtcosim_can_log_writer *w)
     } else {
         if (w->format == RTCOSIM_CAN_LOG_BLF)
             can_log_blf_end(w->blf, false);
+        else if (w->format == RTCOSIM_CAN_LOG_TRC)
+            can_log_trc_end(w->trc, false, NULL);
         fclose(w->f);
     }
     free(w->path);

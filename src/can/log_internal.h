@@ -1,6 +1,6 @@
 /* What the CAN log readers and writers share (src/can/log*.c): the parsed
- * log and its helpers, and the Vector BLF reader and writer
- * (log_blf_read.c, log_blf_write.c). */
+ * log and its helpers, the Vector BLF reader and writer (log_blf_read.c,
+ * log_blf_write.c) and the PEAK TRC reader and writer (log_trc.c). */
 #ifndef RTCOSIM_CAN_LOG_INTERNAL_H
 #define RTCOSIM_CAN_LOG_INTERNAL_H
 
@@ -67,6 +67,29 @@ rtcosim_status can_log_parse_blf(const uint8_t *data, size_t size, const char *n
 bool can_log_is_mdf(const void *data, size_t size);
 rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *name,
                                  rtcosim_can_log *log, rtcosim_error *err);
+
+/* The next line of text[at..size) into *line (a reusable buffer, NUL-
+ * terminated; line ends LF, CR LF or CR); *len its length, *nul whether it
+ * holds a NUL byte. Returns where the next line starts, or SIZE_MAX out of
+ * memory (log_read.c). */
+size_t can_log_next_line(const char *text, size_t size, size_t at, char **line, size_t *cap,
+                         size_t *len, bool *nul);
+
+/* True when text (from its first non-blank byte) starts as a PEAK TRC trace:
+ * a ';' comment or header line, or a 1.0 message line "N) ..."; its CAN
+ * frames from text[at..size) into log (log_trc.c). */
+bool can_log_is_trc(const char *text, size_t size);
+rtcosim_status can_log_parse_trc(const char *text, size_t size, size_t at, const char *name,
+                                 rtcosim_can_log *log, rtcosim_error *err);
+
+/* Writes a TRC 2.1 trace to f an entry at a time (log_trc.c): begin (NULL
+ * out of memory; bus names bus 1 in the header), add an entry (CAN XL ones
+ * counted, left out), end writes the header if no frame came (when ok) and
+ * frees; *xl (may be NULL): the CAN XL frames left out. Does not close f. */
+typedef struct trc_writer trc_writer;
+trc_writer *can_log_trc_begin(FILE *f, const char *bus);
+bool can_log_trc_add(trc_writer *w, const rtcosim_can_log_entry *e);
+bool can_log_trc_end(trc_writer *w, bool ok, size_t *xl);
 
 /* Writes a BLF file to f (opened "wb", seekable) an entry at a time:
  * begin writes the header (NULL out of memory), add an entry (false when

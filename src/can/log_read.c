@@ -1,7 +1,8 @@
 /* Reading CAN logs (can_log.h) of other tools and of rtcosim: candump -l and
- * Vector ASC (Vector BLF: log_blf_read.c) into time-stamped frames with their bus, for decoding with a
- * DBC (`rtcosim can decode`). Every error names file and line; the reader
- * never reads past its input (fuzzed: fuzz_can_log.c). */
+ * Vector ASC (Vector BLF: log_blf_read.c; PEAK TRC: log_trc.c) into
+ * time-stamped frames with their bus, for decoding with a DBC (`rtcosim can
+ * decode`). Every error names file and line; the reader never reads past its
+ * input (fuzzed: fuzz_can_log.c). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,8 +509,8 @@ static rtcosim_status asc_line(reader *r, char *line)
  * terminated; line ends LF, CR LF or CR, as util_text_unify_line_ends
  * reads them); *len its length, *nul whether it holds a NUL byte. Returns
  * where the next line starts, or SIZE_MAX out of memory. */
-static size_t next_line(const char *text, size_t size, size_t at, char **line, size_t *cap,
-                        size_t *len, bool *nul)
+size_t can_log_next_line(const char *text, size_t size, size_t at, char **line, size_t *cap,
+                         size_t *len, bool *nul)
 {
     const char *p = text + at, *end = text + size;
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -554,6 +555,8 @@ static rtcosim_status parse_into(const char *text, size_t size, const char *name
     while (skip < size && (text[skip] == ' ' || text[skip] == '\t' || text[skip] == '\n' ||
                            text[skip] == '\r'))
         skip++;
+    if (skip < size && can_log_is_trc(text + skip, size - skip)) /* PEAK TRC: log_trc.c */
+        return can_log_parse_trc(text, size, at, name, log, err);
     reader r = {.log = log, .name = name, .err = err, .base = 16};
     /* (RTCOSIM_CAN_LOG_GENERAL=1: every candump line through the general
      * reader, for tests that compare the two: fuzz_can_log) */
@@ -567,7 +570,7 @@ static rtcosim_status parse_into(const char *text, size_t size, const char *name
     size_t cap = 0, len = 0;
     while (st == RTCOSIM_OK && at < size) {
         bool nul = false;
-        size_t next = next_line(text, size, at, &line, &cap, &len, &nul);
+        size_t next = can_log_next_line(text, size, at, &line, &cap, &len, &nul);
         if (next == SIZE_MAX) {
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
             break;
@@ -578,12 +581,12 @@ static rtcosim_status parse_into(const char *text, size_t size, const char *name
         r.line++;
         if (nul)
             st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                   "%s:%d: not a candump -l, ASC, BLF or MDF log: binary data (a NUL byte)",
+                                   "%s:%d: not a candump -l, ASC, TRC, BLF or MDF log: binary data (a NUL byte)",
                                    name, r.line);
         else if (line[strspn(line, " \t")] == '\0')
             ;
         else if (!known && !candump && !asc_first_line(line))
-            st = bad(&r, "not a candump -l, ASC, BLF or MDF log: the line reads", line + strspn(line, " \t"));
+            st = bad(&r, "not a candump -l, ASC, TRC, BLF or MDF log: the line reads", line + strspn(line, " \t"));
         else {
             known = true;
             if (!candump)

@@ -126,8 +126,8 @@ static void other_text_is_not_a_log(void **state)
     const char *texts[] = {"  vcan0  123   [2]  11 22\n  vcan0  124   [1]  33\n",
                            "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/bin/sh\n",
                            "\n\n\177ELF\x02\x01\x01\n", "\x8b\x1f\xff\xfe\x11\x00\x42"};
-    const char *where[] = {"t.log:1: not a candump -l, ASC, BLF or MDF log", "t.log:1: not a candump -l, ASC, BLF or MDF log",
-                           "t.log:3: not a candump -l, ASC, BLF or MDF log", "t.log:1: not a candump -l, ASC, BLF or MDF log"};
+    const char *where[] = {"t.log:1: not a candump -l, ASC, TRC, BLF or MDF log", "t.log:1: not a candump -l, ASC, TRC, BLF or MDF log",
+                           "t.log:3: not a candump -l, ASC, TRC, BLF or MDF log", "t.log:1: not a candump -l, ASC, TRC, BLF or MDF log"};
     for (size_t i = 0; i < 4; i++) {
         size_t n = i == 3 ? 7 : strlen(texts[i]);
         rtcosim_can_log *log = NULL;

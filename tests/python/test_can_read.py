@@ -166,7 +166,7 @@ def test_read_can_log_errors_name_the_file(tmpdir_private):
         f.write(b"\x1b[2Jnot a log\n")
     with pytest.raises(rtcosim.Error) as e:
         rtcosim.read_can_log(junk)
-    assert "junk.log:1: not a candump -l, ASC, BLF or MDF log" in str(e.value)
+    assert "junk.log:1: not a candump -l, ASC, TRC, BLF or MDF log" in str(e.value)
     assert "\\x1B" in str(e.value) and "\x1b" not in str(e.value)
 
 
