@@ -74,6 +74,11 @@ int cli_parse_window_time(const char *prefix, const char *option, const char *te
  * --help)", the suggestion the nearest option usage() lists (NULL: none).
  * Returns CLI_EXIT_USAGE. */
 int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out));
+/* An option given last, without the value it needs: "COMMAND: option
+ * --opt needs a value (see rtcosim COMMAND --help)" when usage() lists it,
+ * else cli_unknown_option's line (so that '--bogus' is not said to need a
+ * value). Returns CLI_EXIT_USAGE. */
+int cli_missing_value(const char *command, const char *option, void (*usage)(FILE *out));
 /* A second positional argument where a command takes one: "COMMAND: more
  * than one WHAT given ('FIRST' and 'ARG')", and when the argument before ARG
  * is an option (which then takes no value, or ARG would be its value):

@@ -310,7 +310,7 @@ static int run_events(int argc, char **argv)
             continue;
         }
         if (!v)
-            return cli_fail("events: option %s needs a value", a);
+            return cli_missing_value("events", a, usage);
         i++;
         if (strcmp(a, "--place") == 0) {
             if (place_count == 64)

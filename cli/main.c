@@ -292,6 +292,28 @@ int cli_unknown_option(const char *command, const char *option, void (*usage)(FI
     return CLI_EXIT_USAGE;
 }
 
+int cli_missing_value(const char *command, const char *option, void (*usage)(FILE *out))
+{
+    char *help = NULL;
+    size_t help_size = 0;
+    FILE *mem = open_memstream(&help, &help_size);
+    if (mem) {
+        usage(mem);
+        fclose(mem);
+    }
+    /* listed: "--opt" in the help with no option-name character after it */
+    bool listed = false;
+    size_t n = strlen(option);
+    for (const char *p = help; p && !listed && (p = strstr(p, option)) != NULL; p += n)
+        listed = (p == help || p[-1] == ' ' || p[-1] == '[' || p[-1] == '\n' || p[-1] == ',') &&
+                 !strchr("abcdefghijklmnopqrstuvwxyz0123456789-", p[n] ? p[n] : '-') ;
+    free(help);
+    if (!listed)
+        return cli_unknown_option(command, option, usage);
+    cli_fail("%s: option %s needs a value (see rtcosim %s --help)", command, option, command);
+    return CLI_EXIT_USAGE;
+}
+
 /* `--opt=value` is `--opt value` for every command (as getopt_long and the
  * peers' tools take it): split here once, before any command parses argv.
  * After a bare `--` nothing is split. Returns a new argv (never freed: it

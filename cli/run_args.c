@@ -433,7 +433,7 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
             continue;
         }
         if (!val)
-            return cli_fail("run: %s needs a value (see rtcosim run --help)", opt);
+            return cli_missing_value("run", opt, cli_run_usage);
         i++;
         int spec = cli_speculate_option(&a->speculate, opt, val);
         if (spec < 0)
