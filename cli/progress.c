@@ -92,7 +92,15 @@ void cli_progress_watch_start(cli_progress_watch *w, bool quiet, rtcosim_time_ns
     w->context = context;
     atomic_init(&w->done, false);
     cli_progress_init(&w->line, quiet, start, stop);
-    w->started = w->line.enabled && pthread_create(&w->thread, NULL, watch_main, w) == 0;
+    w->started = false;
+    if (!w->line.enabled)
+        return;
+    /* the first line at once: a run over before the thread first runs
+     * (a loaded machine) is shown all the same */
+    cli_progress_draw(&w->line, start);
+    w->started = pthread_create(&w->thread, NULL, watch_main, w) == 0;
+    if (!w->started)
+        cli_progress_finish(&w->line);
 }
 
 void cli_progress_watch_stop(cli_progress_watch *w)

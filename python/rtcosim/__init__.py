@@ -296,13 +296,15 @@ def _run_interruptibly(call, interrupt):
             finished.set()
 
     worker = threading.Thread(target=target, name="rtcosim-run", daemon=True)
-    worker.start()
     try:
+        # (started inside the try: an exception a signal raises just after the start
+        # must still end the run)
+        worker.start()
         while not finished.wait(0.05):
             pass
     except BaseException:  # Ctrl-C, or any exception a signal handler raised
         interrupt.value = 1
-        while not finished.wait(0.05):  # the run ends within one step
+        while worker.ident is not None and not finished.wait(0.05):  # ends within one step
             pass
         raise
     if "error" in box:
