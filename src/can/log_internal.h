@@ -68,12 +68,15 @@ bool can_log_is_mdf(const void *data, size_t size);
 rtcosim_status can_log_parse_mdf(const uint8_t *data, size_t size, const char *name,
                                  rtcosim_can_log *log, rtcosim_error *err);
 
-/* The next line of text[at..size) into *line (a reusable buffer, NUL-
- * terminated; line ends LF, CR LF or CR); *len its length, *nul whether it
- * holds a NUL byte. Returns where the next line starts, or SIZE_MAX out of
- * memory (log_read.c). */
-size_t can_log_next_line(const char *text, size_t size, size_t at, char **line, size_t *cap,
-                         size_t *len, bool *nul);
+/* Each line of text[at..size) (line ends LF, CR LF or CR; NUL-terminated
+ * in a reusable buffer) to line_fn(context, line), which may modify it,
+ * until one fails; *lineno counts them (for the callback's messages). A
+ * line holding a NUL byte is the error "NAME:LINE: WHAT: binary data (a NUL
+ * byte)". can_log_done is told the progress every 65536 lines (log_read.c). */
+rtcosim_status can_log_lines(const char *text, size_t size, size_t at, const char *name,
+                             const char *what, rtcosim_can_log *log, int *lineno,
+                             rtcosim_status (*line_fn)(void *context, char *line), void *context,
+                             rtcosim_error *err);
 
 /* True when text (from its first non-blank byte) starts as a PEAK TRC trace:
  * a ';' comment or header line, or a 1.0 message line "N) ..."; its CAN

@@ -509,7 +509,7 @@ static rtcosim_status asc_line(reader *r, char *line)
  * terminated; line ends LF, CR LF or CR, as util_text_unify_line_ends
  * reads them); *len its length, *nul whether it holds a NUL byte. Returns
  * where the next line starts, or SIZE_MAX out of memory. */
-size_t can_log_next_line(const char *text, size_t size, size_t at, char **line, size_t *cap,
+static size_t next_line(const char *text, size_t size, size_t at, char **line, size_t *cap,
                          size_t *len, bool *nul)
 {
     const char *p = text + at, *end = text + size;
@@ -538,6 +538,58 @@ size_t can_log_next_line(const char *text, size_t size, size_t at, char **line, 
     return next;
 }
 
+rtcosim_status can_log_lines(const char *text, size_t size, size_t at, const char *name,
+                             const char *what, rtcosim_can_log *log, int *lineno,
+                             rtcosim_status (*line_fn)(void *context, char *line), void *context,
+                             rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    char *line = NULL;
+    size_t cap = 0, len = 0;
+    while (st == RTCOSIM_OK && at < size) {
+        bool nul = false;
+        size_t next = next_line(text, size, at, &line, &cap, &len, &nul);
+        if (next == SIZE_MAX) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
+            break;
+        }
+        at = next;
+        if ((*lineno & 0xFFFF) == 0)
+            can_log_done(log, text + at);
+        ++*lineno;
+        st = nul ? rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%d: %s: binary data (a NUL byte)",
+                                     name, *lineno, what)
+                 : line_fn(context, line);
+    }
+    free(line);
+    return st;
+}
+
+/* A candump -l or ASC log's lines (parse_into): which one it is, from its
+ * first non-blank line on. */
+typedef struct text_log {
+    reader r;
+    bool candump, known, fast;
+} text_log;
+
+static rtcosim_status text_log_line(void *context, char *line)
+{
+    text_log *x = context;
+    reader *r = &x->r;
+    if (line[strspn(line, " \t")] == '\0')
+        return RTCOSIM_OK;
+    if (!x->known && !x->candump && !asc_first_line(line))
+        return bad(r, "not a candump -l, ASC, TRC, BLF or MDF log: the line reads",
+                   line + strspn(line, " \t"));
+    x->known = true;
+    rtcosim_status st = RTCOSIM_OK;
+    if (!x->candump)
+        return asc_line(r, line);
+    if (!x->fast || !candump_fast(r, line, &st))
+        st = candump_line(r, line);
+    return st;
+}
+
 /* Reads text[0..size) into log (created by the caller, its sink set or not);
  * a line at a time, so a log of any length costs no more than its longest
  * line besides what the log keeps. */
@@ -557,46 +609,16 @@ static rtcosim_status parse_into(const char *text, size_t size, const char *name
         skip++;
     if (skip < size && can_log_is_trc(text + skip, size - skip)) /* PEAK TRC: log_trc.c */
         return can_log_parse_trc(text, size, at, name, log, err);
-    reader r = {.log = log, .name = name, .err = err, .base = 16};
     /* (RTCOSIM_CAN_LOG_GENERAL=1: every candump line through the general
      * reader, for tests that compare the two: fuzz_can_log) */
     const char *general = getenv("RTCOSIM_CAN_LOG_GENERAL");
-    bool fast = !(general && strcmp(general, "1") == 0);
-    bool candump = skip < size && text[skip] == '(', known = false;
-    log->source = candump ? RTCOSIM_CAN_LOG_CANDUMP : RTCOSIM_CAN_LOG_ASC;
-    log->absolute = candump;
-    rtcosim_status st = RTCOSIM_OK;
-    char *line = NULL;
-    size_t cap = 0, len = 0;
-    while (st == RTCOSIM_OK && at < size) {
-        bool nul = false;
-        size_t next = can_log_next_line(text, size, at, &line, &cap, &len, &nul);
-        if (next == SIZE_MAX) {
-            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
-            break;
-        }
-        at = next;
-        if ((r.line & 0xFFFF) == 0)
-            can_log_done(log, text + at);
-        r.line++;
-        if (nul)
-            st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                   "%s:%d: not a candump -l, ASC, TRC, BLF or MDF log: binary data (a NUL byte)",
-                                   name, r.line);
-        else if (line[strspn(line, " \t")] == '\0')
-            ;
-        else if (!known && !candump && !asc_first_line(line))
-            st = bad(&r, "not a candump -l, ASC, TRC, BLF or MDF log: the line reads", line + strspn(line, " \t"));
-        else {
-            known = true;
-            if (!candump)
-                st = asc_line(&r, line);
-            else if (!fast || !candump_fast(&r, line, &st))
-                st = candump_line(&r, line);
-        }
-    }
-    free(line);
-    return st;
+    text_log x = {.r = {.log = log, .name = name, .err = err, .base = 16},
+                  .fast = !(general && strcmp(general, "1") == 0),
+                  .candump = skip < size && text[skip] == '('};
+    log->source = x.candump ? RTCOSIM_CAN_LOG_CANDUMP : RTCOSIM_CAN_LOG_ASC;
+    log->absolute = x.candump;
+    return can_log_lines(text, size, at, name, "not a candump -l, ASC, TRC, BLF or MDF log", log,
+                         &x.r.line, text_log_line, &x, err);
 }
 
 rtcosim_status rtcosim_can_log_parse(const char *text, size_t size, const char *name,

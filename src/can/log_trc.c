@@ -411,35 +411,16 @@ bool can_log_is_trc(const char *text, size_t size)
     return i > 0 && i + 1 < size && text[i] == ')' && (text[i + 1] == ' ' || text[i + 1] == '\t');
 }
 
+static rtcosim_status trc_line_of(void *context, char *line) { return trc_line(context, line); }
+
 rtcosim_status can_log_parse_trc(const char *text, size_t size, size_t at, const char *name,
                                  rtcosim_can_log *log, rtcosim_error *err)
 {
     log->source = RTCOSIM_CAN_LOG_TRC;
     log->absolute = false;
     trc t = {.log = log, .name = name, .err = err};
-    rtcosim_status st = RTCOSIM_OK;
-    char *line = NULL;
-    size_t cap = 0, len = 0;
-    while (st == RTCOSIM_OK && at < size) {
-        bool nul = false;
-        size_t next = can_log_next_line(text, size, at, &line, &cap, &len, &nul);
-        if (next == SIZE_MAX) {
-            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", name);
-            break;
-        }
-        at = next;
-        if ((t.line & 0xFFFF) == 0)
-            can_log_done(log, text + at);
-        t.line++;
-        if (nul)
-            st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
-                                   "%s:%d: not a PEAK TRC trace: binary data (a NUL byte)", name,
-                                   t.line);
-        else
-            st = trc_line(&t, line);
-    }
-    free(line);
-    return st;
+    return can_log_lines(text, size, at, name, "not a PEAK TRC trace", log, &t.line, trc_line_of,
+                         &t, err);
 }
 
 /* ---- writing: TRC 2.1 ---- */
