@@ -255,21 +255,32 @@ int cli_parse_window_time(const char *prefix, const char *option, const char *te
     return 0;
 }
 
-int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out))
+#define OPTION_CHARS "abcdefghijklmnopqrstuvwxyz0123456789-" /* of an option's name */
+
+/* A command's --help text (the options it takes are the ones it lists),
+ * malloc'd; NULL without usage or memory. */
+static char *usage_text(void (*usage)(FILE *out))
 {
-    char *help = NULL, *best = NULL;
-    size_t help_size = 0, best_distance = (size_t)-1;
+    char *help = NULL;
+    size_t help_size = 0;
     FILE *mem = usage ? open_memstream(&help, &help_size) : NULL;
     if (mem) {
         usage(mem);
         fclose(mem);
     }
+    return help;
+}
+
+int cli_unknown_option(const char *command, const char *option, void (*usage)(FILE *out))
+{
+    char *help = usage_text(usage), *best = NULL;
+    size_t best_distance = (size_t)-1;
     /* The options a command takes are the ones its --help lists. */
     size_t olen = strcspn(option, "=");
     char typed[256];
     snprintf(typed, sizeof typed, "%.*s", (int)(olen < 255 ? olen : 255), option);
     for (char *p = help; p && (p = strstr(p, "--")) != NULL;) {
-        size_t n = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        size_t n = 2 + strspn(p + 2, OPTION_CHARS);
         if (n > 3 && n < 64 && (p == help || p[-1] == ' ' || p[-1] == '[' || p[-1] == '\n')) {
             char candidate[64];
             snprintf(candidate, sizeof candidate, "%.*s", (int)n, p);
@@ -294,19 +305,13 @@ int cli_unknown_option(const char *command, const char *option, void (*usage)(FI
 
 int cli_missing_value(const char *command, const char *option, void (*usage)(FILE *out))
 {
-    char *help = NULL;
-    size_t help_size = 0;
-    FILE *mem = open_memstream(&help, &help_size);
-    if (mem) {
-        usage(mem);
-        fclose(mem);
-    }
+    char *help = usage_text(usage);
     /* listed: "--opt" in the help with no option-name character after it */
     bool listed = false;
     size_t n = strlen(option);
     for (const char *p = help; p && !listed && (p = strstr(p, option)) != NULL; p += n)
         listed = (p == help || p[-1] == ' ' || p[-1] == '[' || p[-1] == '\n' || p[-1] == ',') &&
-                 !strchr("abcdefghijklmnopqrstuvwxyz0123456789-", p[n] ? p[n] : '-') ;
+                 (p[n] == '\0' || !strchr(OPTION_CHARS, p[n]));
     free(help);
     if (!listed)
         return cli_unknown_option(command, option, usage);
