@@ -148,8 +148,6 @@ rtcosim_status dcp_remote_request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu
     if (st != RTCOSIM_OK)
         return st;
     for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
-        if (attempt > 0)
-            dcp_link_send(&r->link, &r->peer, r->tx, size);
         rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
         for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
             if (!dcp_link_peer_open(&r->link, &r->peer))
@@ -175,9 +173,9 @@ rtcosim_status dcp_remote_request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu
                 *rsp = in;
             return RTCOSIM_OK;
         }
-        /* Resend from the same buffer: other PDUs may have been encoded since. */
-        st = send_raw(r, p, &size, err);
-        if (st != RTCOSIM_OK)
+        /* Once per unanswered attempt but the last, encoded again (other
+         * PDUs may have been encoded into the buffer since), the same seq_id */
+        if (attempt + 1 < r->cfg.attempts && (st = send_raw(r, p, &size, err)) != RTCOSIM_OK)
             return st;
     }
     return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "DCP slave %s:%u did not answer %s",

@@ -514,7 +514,13 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
     }
     if (!rtcosim_dcp_request_allowed(s->state, p.type, registered ? s->mode : RTCOSIM_DCP_OP_NRT)) {
         nack_to(s, from, p.seq_id, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
-        if (from_master) {
+        /* STC_register is exempt from the sequence check: one that is not
+         * the next in the session's sequence is most often a retransmission
+         * of the session's own that UDP delivered late, which must not take
+         * the expected sequence id back to it (the master's next request
+         * would be refused as INVALID_SEQUENCE_ID). */
+        if (from_master && (p.type != RTCOSIM_DCP_STC_REGISTER ||
+                            (uint16_t)(p.seq_id - s->last_seq) == 1)) {
             s->last_seq = p.seq_id;
             s->last_req_type = p.type;
         }

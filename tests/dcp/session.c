@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "session.h"
@@ -99,6 +100,21 @@ void stop_slave(served *s)
     rtcosim_dcp_slave_stop(s->slave);
     pthread_join(s->thread, NULL);
     rtcosim_dcp_slave_free(s->slave);
+}
+
+void await_slave_state(const rtcosim_dcp_slave *slave, uint8_t state, bool leave)
+{
+    struct timespec now, until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += SLAVE_STATE_WAIT_S;
+    for (;;) {
+        if ((rtcosim_dcp_slave_state(slave) == state) != leave)
+            return;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > until.tv_sec || (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec))
+            return;
+        nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+    }
 }
 
 /* Run `steps` steps of 10 ms with u = sin(3t), k = 2.5 (set in

@@ -3,6 +3,8 @@
 #define RTCOSIM_TEST_DCP_SESSION_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "rtcosim/dcp.h"
 #include "rtcosim/native.h"
@@ -28,6 +30,13 @@ void start_slave_on(served *s, rtcosim_dcp_component_factory make, rtcosim_time_
                     bool udp, bool tcp);
 void start_slave_config(served *s, const rtcosim_dcp_slave_config *cfg);
 void stop_slave(served *s);
+/* Poll the slave's state every 5 ms until it is `state` (leave: until it is
+ * no longer `state`) or SLAVE_STATE_WAIT_S seconds of wall clock passed; the
+ * caller asserts the state after. A deadline, not a count of polls: far
+ * beyond what the slave needs even on a loaded sanitizer run, and a pass
+ * costs only the time the slave takes. */
+#define SLAVE_STATE_WAIT_S 30
+void await_slave_state(const rtcosim_dcp_slave *slave, uint8_t state, bool leave);
 /* A slave of `make` on 127.0.0.1 (UDP, any port), its DCPX written at
  * `path` and read back into *dcpx (free it). */
 void start_described_slave(served *s, rtcosim_dcp_component_factory make, const char *path,

@@ -51,10 +51,12 @@ static void test_nrt_matches_local(void **state)
 
 
 /* A raw UDP master: send one request, return the first response. */
+/* Answers are waited for up to 30 s: a loaded sanitizer run is slow, and a
+ * pass costs only the time the slave takes. */
 static int raw_socket(void)
 {
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    struct timeval tv = {.tv_sec = 5};
+    struct timeval tv = {.tv_sec = 30};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     return fd;
 }
@@ -88,7 +90,7 @@ static rtcosim_dcp_pdu ask(int fd, uint16_t port, const rtcosim_dcp_pdu *req, co
 /* No datagram arrives on fd within 200 ms. */
 static void assert_silent(int fd)
 {
-    struct timeval tv = {.tv_usec = 200000}, back = {.tv_sec = 5};
+    struct timeval tv = {.tv_usec = 200000}, back = {.tv_sec = 30};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     uint8_t buf[64];
     assert_true(recv(fd, buf, sizeof buf, 0) < 0);
@@ -300,13 +302,18 @@ static void test_srt_start_time(void **state)
     stop_slave(&s);
 }
 
-/* 10 steps, 1.5 s idle (3x the slave heartbeat timeout), 10 steps. */
+/* 10 steps, 3 s idle (3x the slave heartbeat timeout), 10 steps. The
+ * master retries after 2 s only: a master that waits retry_ns for a state
+ * notification asks INF_state, and that first INF_state starts the slave's
+ * heartbeat monitor even with the master's own heartbeat off, so a slave
+ * that a loaded machine lets notify late (20 ms before) armed the monitor
+ * and the silent pause lost the session. */
 static rtcosim_status idle_run(const served *s, rtcosim_time_ns master_heartbeat, rtcosim_error *err)
 {
     rtcosim_component *probe = NULL, *c = NULL;
     assert_int_equal(factory(NULL, &probe, err), RTCOSIM_OK);
     rtcosim_dcp_remote_config cfg = {.host = "127.0.0.1", .port = rtcosim_dcp_slave_port(s->slave),
-                                     .retry_ns = 20 * RTCOSIM_NS_PER_MS, .attempts = 5,
+                                     .retry_ns = 2 * RTCOSIM_NS_PER_S, .attempts = 5,
                                      .heartbeat_ns = master_heartbeat};
     assert_int_equal(rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(probe), &c, err),
                      RTCOSIM_OK);
@@ -320,7 +327,7 @@ static rtcosim_status idle_run(const served *s, rtcosim_time_ns master_heartbeat
         (st = rtcosim_component_exit_init(c, err)) == RTCOSIM_OK) {
         for (int i = 0; i < 20 && st == RTCOSIM_OK; i++) {
             if (i == 10)
-                nanosleep(&(struct timespec){.tv_sec = 1, .tv_nsec = 500000000}, NULL);
+                nanosleep(&(struct timespec){.tv_sec = 3}, NULL);
             st = rtcosim_component_do_step(c, i * RTCOSIM_NS_PER_MS, RTCOSIM_NS_PER_MS, NULL, err);
         }
         if (st == RTCOSIM_OK)
@@ -340,7 +347,9 @@ static void test_idle_master_heartbeat(void **state)
 {
     (void)state;
     served s;
-    start_slave(&s, 500 * RTCOSIM_NS_PER_MS);
+    /* 1 s: the master's heartbeat every 50 ms keeps the session unless its
+     * thread is starved for 0.95 s. */
+    start_slave(&s, RTCOSIM_NS_PER_S);
     rtcosim_error err = {0};
     if (idle_run(&s, 50 * RTCOSIM_NS_PER_MS, &err) != RTCOSIM_OK)
         fail_msg("with heartbeat: %s", err.message);
@@ -374,8 +383,7 @@ static void test_vanished_master(void **state)
     assert_int_equal(ask(fd, port, &inf, NULL, 0, RTCOSIM_DCP_RSP_STATE_ACK).state_id,
                      RTCOSIM_DCP_CONFIGURATION);
     close(fd);
-    for (int i = 0; i < 500 && rtcosim_dcp_slave_state(s.slave) != RTCOSIM_DCP_ALIVE; i++)
-        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    await_slave_state(s.slave, RTCOSIM_DCP_ALIVE, false);
     assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_ALIVE);
     /* The next master gets a full session. */
     static double xs[200];
@@ -386,6 +394,76 @@ static void test_vanished_master(void **state)
     assert_int_equal(rtcosim_dcp_slave_sessions(s.slave), 2);
     assert_int_equal(ns[199], 200);
     stop_slave(&s);
+}
+
+/* A retransmitted STC_register that UDP delivers after the session went on
+ * (seen with a reordering relay: "refused CFG_time_res: INVALID_SEQUENCE_ID")
+ * is refused as not allowed in CONFIGURATION and leaves the session's
+ * sequence alone: the next request, the last one's id + 1, is taken. */
+static void test_late_register_duplicate_keeps_the_sequence(void **state)
+{
+    (void)state;
+    served s;
+    start_slave(&s, 0);
+    uint16_t port = rtcosim_dcp_slave_port(s.slave);
+    int fd = raw_socket();
+    rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = 7, .receiver = 1,
+                           .state_id = 0, .op_mode = RTCOSIM_DCP_OP_NRT, .major_version = 1};
+    assert_int_equal(ask(fd, port, &reg, NULL, 0, RTCOSIM_DCP_RSP_ACK).seq_id, 7);
+    rtcosim_dcp_pdu res = {.type = RTCOSIM_DCP_CFG_TIME_RES, .seq_id = 8, .receiver = 1,
+                           .numerator = 1, .denominator = 1000};
+    assert_int_equal(ask(fd, port, &res, NULL, 0, RTCOSIM_DCP_RSP_ACK).seq_id, 8);
+    rtcosim_dcp_pdu r = ask(fd, port, &reg, NULL, 0, RTCOSIM_DCP_RSP_NACK); /* the late copy */
+    assert_int_equal(r.seq_id, 7);
+    assert_int_equal(r.error_code, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_PDU_NOT_ALLOWED_IN_THIS_STATE);
+    res.seq_id = 9;
+    r = ask(fd, port, &res, NULL, 0, RTCOSIM_DCP_RSP_ACK);
+    assert_int_equal(r.seq_id, 9);
+    assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_CONFIGURATION);
+    close(fd);
+    stop_slave(&s);
+}
+
+/* A request nobody answers goes out `attempts` times in all (the config's
+ * "give up after `attempts` sends"), each the same PDU with the same
+ * sequence id, then the call fails with RTCOSIM_ETIMEOUT. A silent socket
+ * plays the slave; the count is independent of how fast the machine is. */
+static void test_unanswered_request_is_sent_attempts_times(void **state)
+{
+    (void)state;
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    rtcosim_component *probe = NULL, *c = NULL;
+    rtcosim_error err = {0};
+    assert_int_equal(factory(NULL, &probe, &err), RTCOSIM_OK);
+    rtcosim_dcp_remote_config cfg = {.host = "127.0.0.1", .port = ntohs(a.sin_port),
+                                     .retry_ns = 30 * RTCOSIM_NS_PER_MS, .attempts = 4,
+                                     .heartbeat_ns = -1};
+    assert_int_equal(rtcosim_dcp_remote_create(&cfg, rtcosim_component_description(probe), &c, &err),
+                     RTCOSIM_OK);
+    rtcosim_component_free(probe);
+    assert_int_equal(rtcosim_component_instantiate(c, "silent", &err), RTCOSIM_ETIMEOUT);
+    assert_non_null(strstr(err.message, "did not answer STC_register"));
+    rtcosim_component_free(c);
+    unsigned char first[64], pdu[64];
+    long first_size = -1;
+    int sends = 0;
+    for (long n; (n = recv(fd, pdu, sizeof pdu, MSG_DONTWAIT)) > 0; sends++) {
+        /* STC_register: type_id 0x01, pdu_seq_id (2 bytes), receiver, ... */
+        assert_int_equal(pdu[0], RTCOSIM_DCP_STC_REGISTER);
+        if (first_size < 0) {
+            first_size = n;
+            memcpy(first, pdu, (size_t)n);
+        }
+        assert_int_equal(n, first_size);
+        assert_memory_equal(pdu, first, (size_t)n);
+    }
+    close(fd);
+    assert_int_equal(sends, 4);
 }
 
 /* Issue 27 item 12: a stray STC_register over UDP (one datagram, nothing
@@ -493,6 +571,8 @@ int main(void)
         cmocka_unit_test(test_srt_start_time),
         cmocka_unit_test(test_idle_master_heartbeat),
         cmocka_unit_test(test_vanished_master),
+        cmocka_unit_test(test_late_register_duplicate_keeps_the_sequence),
+        cmocka_unit_test(test_unanswered_request_is_sent_attempts_times),
         cmocka_unit_test(test_stray_register),
         cmocka_unit_test(test_dcpx_roundtrip),
     };
