@@ -159,29 +159,37 @@ static void threshold_zero_is_bit_identical_to_the_plain_run(void **state)
         run_plain_with(orders[o], extrapolations[x], stop, &plain);
         assert_int_equal(plain.count, 301);
         for (unsigned threads = 1; threads <= 2; threads++) {
-            rows spec = {0};
-            rtcosim_speculation_stats stats[2];
-            rtcosim_speculation_options opt = {.threshold = 0, .horizon = 8, .threads = threads};
-            run_speculative_with(orders[o], extrapolations[x], stop, &sl, &opt, &spec, stats);
-            assert_int_equal(spec.count, plain.count);
-            assert_int_equal(spec.width, plain.width);
-            assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
-            assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
-            /* mass1 speculates; mass2 has feedthrough F(x1, v1) and waits. */
-            assert_true(stats[0].speculated);
-            assert_false(stats[1].speculated);
-            assert_non_null(strstr(stats[1].reason, "feedthrough"));
-            assert_int_equal(stats[0].committed_steps, 300);
-            assert_int_equal(stats[1].committed_steps, 300);
-            assert_true(stats[0].reexecuted_steps >= stats[0].rollbacks);
-            uint64_t hist = 0;
-            for (size_t b = 0; b < RTCOSIM_SPECULATION_DEPTH_BUCKETS; b++)
-                hist += stats[0].rollback_depth[b];
-            assert_int_equal(hist, stats[0].rollbacks);
+            /* Whether mass1 runs ahead at all is up to the scheduler (on a
+             * loaded machine mass2's thread may always be done first): two
+             * threads get up to 10 runs to show it once, each checked in full. */
+            uint64_t speculated_steps = 0;
+            for (int attempt = 0; attempt < (threads == 2 ? 10 : 1) && speculated_steps == 0;
+                 attempt++) {
+                rows spec = {0};
+                rtcosim_speculation_stats stats[2];
+                rtcosim_speculation_options opt = {.threshold = 0, .horizon = 8, .threads = threads};
+                run_speculative_with(orders[o], extrapolations[x], stop, &sl, &opt, &spec, stats);
+                assert_int_equal(spec.count, plain.count);
+                assert_int_equal(spec.width, plain.width);
+                assert_memory_equal(spec.t, plain.t, plain.count * sizeof *plain.t);
+                assert_memory_equal(spec.v, plain.v, plain.count * plain.width * sizeof *plain.v);
+                /* mass1 speculates; mass2 has feedthrough F(x1, v1) and waits. */
+                assert_true(stats[0].speculated);
+                assert_false(stats[1].speculated);
+                assert_non_null(strstr(stats[1].reason, "feedthrough"));
+                assert_int_equal(stats[0].committed_steps, 300);
+                assert_int_equal(stats[1].committed_steps, 300);
+                assert_true(stats[0].reexecuted_steps >= stats[0].rollbacks);
+                uint64_t hist = 0;
+                for (size_t b = 0; b < RTCOSIM_SPECULATION_DEPTH_BUCKETS; b++)
+                    hist += stats[0].rollback_depth[b];
+                assert_int_equal(hist, stats[0].rollbacks);
+                speculated_steps = stats[0].speculated_steps;
+                rows_free(&spec);
+            }
             /* On two threads mass1 runs ahead while mass2 burns its 20 us. */
-            if (threads == 2)
-                assert_true(stats[0].speculated_steps > 0);
-            rows_free(&spec);
+            if (threads == 2 && speculated_steps == 0)
+                fail_msg("mass1 never ran ahead in 10 runs on 2 threads");
         }
         rows_free(&plain);
     }

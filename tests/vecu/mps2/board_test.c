@@ -65,15 +65,30 @@ void IRQ_LOW_Handler(void)
 void IRQ_HIGH_Handler(void) { record(2); }
 void IRQ_A_Handler(void) { record(0xA); }
 void IRQ_B_Handler(void) { record(0xB); }
-void SysTick_Handler(void) { systicks++; }
+/* The tenth tick stops SysTick and drops a tick pending meanwhile, here in
+ * the handler: QEMU's SysTick runs on the host's clock, and a host stall of
+ * a period (1 ms) while this handler runs would otherwise pend an 11th that
+ * tail-chains before the wait loop's cpsid. (The later PENDSTSET tick comes
+ * here too, with SysTick already stopped.) */
+void SysTick_Handler(void)
+{
+    if (++systicks >= 10) {
+        SYST_CSR = 0;
+        SCB_ICSR = 1u << 25; /* PENDSTCLR */
+    }
+}
 void TIMER0_Handler(void)
 {
-    TIMER0_INTCLEAR = 1;
     /* the third stops the timer here: QEMU's timer runs on the host's clock,
      * and a host stall between the wait loop's cpsie and cpsid let a fourth
-     * one in (seen once under load, "timer irqs 4") */
+     * one in (seen once under load, "timer irqs 4"). Stopped before its
+     * interrupt is cleared, and one that the NVIC latched meanwhile dropped,
+     * so that no fourth can tail-chain whatever the host does. */
     if (++timer_irqs >= 3)
         TIMER0_CTRL = 0;
+    TIMER0_INTCLEAR = 1;
+    if (timer_irqs >= 3)
+        NVIC_ICPR0 = 1u << IRQ_TIMER0;
 }
 
 /* SVC: the immediate is in the instruction before the stacked PC; the
