@@ -38,14 +38,18 @@ static int usage(void)
 
 /* ROSS's sequential PHOLD on the same model: its own event rate (its
  * running time, start-up excluded) and the rate per CPU second of the whole
- * process; false when it did not run or said nothing parseable. */
-static bool run_ross(const char *ross, unsigned lps, double end, double *rate, double *cpu_rate)
+ * process; false when it did not run or said nothing parseable. ROSS's
+ * phold takes --mean as the mean of the whole increment, lookahead included
+ * (it draws lookahead + exp(mean - lookahead)), ours the exponential's own
+ * mean: --mean=1.1 is our 0.1 + exp(1.0), the same number of events. */
+static bool run_ross(const char *ross, unsigned lps, double end, double *rate, double *cpu_rate,
+                     double *events)
 {
     char nlp[32], end_arg[48], out[65536];
     snprintf(nlp, sizeof nlp, "--nlp=%u", lps);
     snprintf(end_arg, sizeof end_arg, "--end=%g", end);
     char *argv[] = {(char *)ross, "--synch=1", nlp, "--start-events=16", "--remote=0.1",
-                    "--lookahead=0.1", "--mean=1.0", end_arg, NULL};
+                    "--lookahead=0.1", "--mean=1.1", end_arg, NULL};
     /* ROSS writes ross.csv and ross_all_lp_stats/ where it runs: a directory
      * of its own, removed after */
     char dir[4200];
@@ -61,7 +65,8 @@ static bool run_ross(const char *ross, unsigned lps, double end, double *rate, d
     if (!r || !n)
         return false;
     *rate = strtod(r + strlen("Event Rate (events/sec)"), NULL);
-    *cpu_rate = cpu_s > 0 ? strtod(n + strlen("Net Events Processed"), NULL) / cpu_s : 0;
+    *events = strtod(n + strlen("Net Events Processed"), NULL);
+    *cpu_rate = cpu_s > 0 ? *events / cpu_s : 0;
     return *rate > 0;
 }
 
@@ -134,6 +139,7 @@ static int run_phold(int argc, char **argv)
     bool identical = true;
     double ross_rate[100], ross_cpu_rate[100];
     unsigned ross_runs = 0;
+    double ross_events = 0;
     if (ross && !*ross)
         ross = NULL;
     if (ross && access(ross, X_OK) != 0) {
@@ -172,7 +178,8 @@ static int run_phold(int argc, char **argv)
             processed[c] = stats.processed;
             rollbacks[c] = stats.rollbacks;
             if (c == 0 && ross) /* the peer right after our sequential run */
-                if (run_ross(ross, lps, end, &ross_rate[ross_runs], &ross_cpu_rate[ross_runs]))
+                if (run_ross(ross, lps, end, &ross_rate[ross_runs], &ross_cpu_rate[ross_runs],
+                             &ross_events))
                     ross_runs++;
         }
     /* Mev/cpu-s: events per second of CPU time of all threads, the cost of
@@ -201,6 +208,9 @@ static int run_phold(int argc, char **argv)
         printf("ROSS sequential (%s, %u runs, each right after ours): %.3f Mev/s (its own timing),"
                " %.3f Mev/cpu-s (whole process); rtcosim sequential %.2fx\n", ross, ross_runs,
                ross_median / 1e6, ross_cpu_median / 1e6, median[0] / ross_median);
+        printf("ROSS processed %.0f events, rtcosim %" PRIu64 " (%+.2f %%: the same model, its"
+               " own random streams)\n", ross_events, events[0],
+               100.0 * (ross_events / (double)events[0] - 1));
     } else {
         printf("ROSS sequential: %s\n", ross ? "did not run (see --ross)" :
                                         "not given (--ross PHOLD or $RTCOSIM_ROSS_PHOLD)");

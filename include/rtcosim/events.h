@@ -44,8 +44,9 @@ typedef struct rtcosim_event {
     uint16_t type;           /* model-defined kind */
     uint16_t size;           /* payload bytes used */
     uint32_t reserved_;
+    struct rtcosim_event *link; /* kernel use: the pending set's bucket lists (in the first
+                                 * cache line, which filing and sorting touch anyway) */
     _Alignas(8) unsigned char payload[RTCOSIM_EVENT_PAYLOAD_MAX];
-    struct rtcosim_event *link; /* kernel use: the pending set's bucket lists (in the padding) */
 } rtcosim_event;
 
 static inline unsigned rtcosim_event_priority(const rtcosim_event *ev)
