@@ -57,8 +57,11 @@ static void usage(FILE *out)
             "  --xl-bitrate B     CAN XL data phase bit rate (default 10000000)\n"
             "  -o, --can-log FILE write every frame: candump -l, Vector ASC for a .asc name,\n"
             "                     Vector BLF for a .blf name, an ASAM MDF 4 bus log for .mf4,\n"
-            "                     PEAK TRC 2.1 for .trc\n"
-            "                     (under mpirun the rank that runs the bus writes it)\n"
+            "                     PEAK TRC 2.1 for .trc; written while the run goes, each\n"
+            "                     frame once the run has committed it (memory stays bounded\n"
+            "                     however long the run; MDF holds up to 1 MiB of records)\n"
+            "                     (under mpirun the rank that runs the bus writes it after\n"
+            "                     the run, from memory)\n"
             "  --can-replay LOG[@BUS]  play a recorded CAN log (candump -l, ASC, BLF, PEAK\n"
             "                     TRC or an MDF 4 bus log; BUS: which of its buses, e.g. can1)\n"
             "                     onto the bus as one more node: each frame ends where the log\n"
@@ -108,7 +111,8 @@ static void usage(FILE *out)
             "to the single-process run (same checksum) for any ranks, threads and --sync.\n"
             "Ctrl-C (SIGINT) or SIGTERM ends the run early: the summary and --can-log cover\n"
             "the run so far (a frame on the wire then ends up to one frame time after the\n"
-            "time named), exit 130 or 143; a second signal exits at once.\n");
+            "time named; the log is a finished file of its format, as after a model's\n"
+            "failure), exit 130 or 143; a second signal exits at once.\n");
     cli_serve_usage(out);
 }
 
@@ -489,6 +493,7 @@ static int run_events(int argc, char **argv)
     rtcosim_ecu_vehicle *vehicle = NULL;
     rtcosim_run_stats stats;
     int rc = 0;
+    rtcosim_can_log_writer *log_stream = NULL; /* --can-log, written while the run goes */
     /* under mpirun: the ranks of the MPI transport, one thread each by default */
     rtcosim_transport tr = {.rank = 0, .size = 1};
     bool mpi = rtcosim_mpi_launched();
@@ -532,6 +537,21 @@ static int run_events(int argc, char **argv)
                  apply_places(sim, places, place_count, &err) == RTCOSIM_OK;
     if (built && (rc = cli_serve_events_start(&serve, sim, rtcosim_ecu_vehicle_bus(vehicle))) != 0)
         goto done;
+    /* the CAN log is written while the run goes, each frame once the run
+     * has committed it (memory bounded, the file whole up to a failure or
+     * a stop); over ranks the rank that ran the bus writes it after */
+    rtcosim_can_bus *bus = built ? rtcosim_ecu_vehicle_bus(vehicle) : NULL;
+    if (built && can_log && tr.size == 1) {
+        rtcosim_can_log_layout layout;
+        rtcosim_can_bus_log_layout(bus, &layout);
+        if (rtcosim_can_log_writer_open(can_log, rtcosim_can_log_format_of(can_log),
+                                        rtcosim_can_bus_name(bus), &layout, &log_stream,
+                                        &err) != RTCOSIM_OK ||
+            rtcosim_can_bus_stream_log(bus, log_stream, &err) != RTCOSIM_OK) {
+            rc = cli_fail_error(&err);
+            goto done;
+        }
+    }
     if (built) /* rank 0 draws */
         cli_progress_watch_start(&progress, quiet || tr.rank != 0, ro.start_time, ro.stop_time,
                                  read_events_progress, sim);
@@ -548,28 +568,33 @@ static int run_events(int argc, char **argv)
     cli_progress_watch_stop(&progress);
     cli_serve_events_finish(&serve, ran || stopped ? (stopped ? stats.end_time : ro.stop_time)
                                                    : rtcosim_events_progress(sim));
-    /* the CAN log is written now, whole: a second Ctrl-C waits for it (it
-     * used to cut the file short with the default handlers back) */
+    /* the CAN log is finished now: a second Ctrl-C waits for it (it used
+     * to cut the file short with the default handlers back) */
     cli_signals_hold();
-    if (!(ran || stopped) && built && can_log && tr.size == 1) {
-        /* a model failed: the frames the bus carried up to it are results
-         * (sequential and conservative runs stop with every earlier event
-         * done; a speculative run is taken back to what it committed) */
-        rtcosim_error log_err = {0};
-        if (rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log, &log_err) ==
-            RTCOSIM_OK)
+    rtcosim_error log_err = {0};
+    bool log_closed = true;
+    if (log_stream) {
+        /* the run's end committed every frame it kept (a failed or stopped
+         * one's too: sequential and conservative runs stop with every
+         * earlier event done; a speculative run is taken back to what it
+         * committed) */
+        (void)rtcosim_can_bus_stream_log(bus, NULL, NULL);
+        log_closed = rtcosim_can_log_writer_close(log_stream, &log_err) == RTCOSIM_OK;
+        log_stream = NULL;
+        if (!(ran || stopped) && log_closed)
             printf("can log     %s: %zu frames up to the failure%s\n", can_log,
-                   rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(vehicle)),
+                   rtcosim_can_bus_log_written(bus),
                    speculative ? " (those the speculative run committed)" : "");
     }
     /* over ranks the bus's frames are on the rank that ran it (after the
      * gather rank 0 holds only the bus's state): that rank writes the log */
     rtcosim_lp_id bus_lp = built ? rtcosim_can_bus_lp(rtcosim_ecu_vehicle_bus(vehicle)) : 0;
-    bool written = (ran || stopped) &&
+    if ((ran || stopped) && !log_closed)
+        err = log_err;
+    bool written = (ran || stopped) && log_closed &&
                    rtcosim_events_gather(sim, mpi ? &tr : NULL, &err) == RTCOSIM_OK &&
-                   !(can_log && rtcosim_events_owns(sim, bus_lp) &&
-                     rtcosim_can_bus_write_log(rtcosim_ecu_vehicle_bus(vehicle), can_log,
-                                               &err) != RTCOSIM_OK);
+                   !(can_log && tr.size > 1 && rtcosim_events_owns(sim, bus_lp) &&
+                     rtcosim_can_bus_write_log(bus, can_log, &err) != RTCOSIM_OK);
     /* (a second signal that came meanwhile exits at once now, the log whole) */
     cli_signals_release();
     cli_signals_restore();
@@ -655,6 +680,7 @@ static int run_events(int argc, char **argv)
         rc = cli_signal_exit_code(stop_signal);
     }
 done:
+    rtcosim_can_log_writer_abort(log_stream); /* (only when the run never started) */
     cli_serve_close(&serve);
     events_lsbus_free(&lsbus);
     rtcosim_ecu_vehicle_free(vehicle);

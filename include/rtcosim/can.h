@@ -368,7 +368,8 @@ uint64_t rtcosim_can_bus_frames_live(const rtcosim_can_bus *bus);
 void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elapsed,
                                rtcosim_can_bus_stats *stats);
 /* The frames logged (log_frames) by this process: over MPI ranks only the
- * rank that ran the bus holds them. */
+ * rank that ran the bus holds them; with a log stream (can_log.h,
+ * rtcosim_can_bus_stream_log) those not yet written to it. */
 size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus);
 const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus);
 /* A 64-bit FNV-1a digest of the whole log in order (each frame's start and

@@ -68,9 +68,16 @@ rtcosim_status rtcosim_can_log_write(const rtcosim_can_log_entry *entries, size_
  * frees after a failure (the file is left incomplete). */
 typedef struct rtcosim_can_log_writer rtcosim_can_log_writer;
 typedef struct rtcosim_can_log_layout {
-    size_t frames;
+    size_t frames; /* or RTCOSIM_CAN_LOG_FRAMES_UNKNOWN */
     bool fd, xl;
 } rtcosim_can_log_layout;
+/* layout.frames of a log written while its frames are made (a run's bus,
+ * rtcosim_can_bus_stream_log): an MDF log then holds its first 1 MiB of
+ * records in memory until the close or its switch to compressed data
+ * blocks, and writes its count at the close, the file then the one a known
+ * count makes (a process killed leaves it unfinished); the other formats
+ * need no count. */
+#define RTCOSIM_CAN_LOG_FRAMES_UNKNOWN SIZE_MAX
 rtcosim_status rtcosim_can_log_writer_open(const char *path, rtcosim_can_log_format format,
                                            const char *bus_name,
                                            const rtcosim_can_log_layout *layout,
@@ -84,6 +91,31 @@ rtcosim_status rtcosim_can_log_writer_close(rtcosim_can_log_writer *w, rtcosim_e
  * formats need nothing. */
 void rtcosim_can_log_writer_truncate(rtcosim_can_log_writer *w);
 void rtcosim_can_log_writer_abort(rtcosim_can_log_writer *w);
+
+/* ---- a bus's log written while the run goes ---- */
+
+/* Give the frames of a bus created with log_frames to an open writer as
+ * the run commits them (rtcosim_lp_model.commit: under the speculative
+ * scheduler at GVT, under the others every 1024 events of the bus, and all
+ * the rest when rtcosim_events_run returns, a failed or stopped run's too),
+ * instead of keeping them all: memory then holds only the frames not yet
+ * committed, and the file every frame committed, in the order and bytes
+ * rtcosim_can_bus_write_log would write them after the run (ASC: the version
+ * line from the layout). rtcosim_can_bus_log and _log_count then give the
+ * frames not yet written, rtcosim_can_bus_log_written how many were. The
+ * writer stays the caller's: open it before the run (layout from
+ * rtcosim_can_bus_log_layout), close it after; NULL detaches. A write error
+ * fails the run. Not over MPI ranks: the writer is this process's. */
+rtcosim_status rtcosim_can_bus_stream_log(rtcosim_can_bus *bus, rtcosim_can_log_writer *writer,
+                                          rtcosim_error *err);
+size_t rtcosim_can_bus_log_written(const rtcosim_can_bus *bus);
+/* What the bus's nodes may send, as a writer's layout: fd when a node's TX
+ * database has a CAN FD frame or a node sends any identifier, xl the same
+ * for CAN XL (a replayed log's node sends none); frames
+ * RTCOSIM_CAN_LOG_FRAMES_UNKNOWN. A run that declares CAN XL frames and
+ * sends none so gets an ASC log of version 18.2.0 where the whole log
+ * written after the run says 9.0.0. */
+void rtcosim_can_bus_log_layout(const rtcosim_can_bus *bus, rtcosim_can_log_layout *layout);
 
 /* ---- reading logs (candump -l, Vector ASC, BLF, MDF 4, PEAK TRC) ---- */
 

@@ -80,6 +80,17 @@ typedef struct rtcosim_lp_model {
     rtcosim_status (*save)(const void *state, void *buffer, size_t capacity, size_t *used,
                            rtcosim_error *err);
     rtcosim_status (*restore)(void *state, const void *buffer, size_t size, rtcosim_error *err);
+    /* Every event of this LP earlier than `before` is final: no rollback
+     * will ever take the LP back before it, so what those events produced
+     * can leave the LP (written out, freed). Called on the thread that runs
+     * the LP, between its events: under the speculative scheduler at each
+     * fossil collection with the GVT; under the others now and then (every
+     * 1024 events of the LP, with the time of the event about to be
+     * processed); and once after every run, also one that failed or was
+     * stopped, with RTCOSIM_TIME_MAX (before `final`). `before` never
+     * decreases during a run. A failure stops the run. */
+    rtcosim_status (*commit)(rtcosim_lp *lp, void *state, rtcosim_time_ns before,
+                             rtcosim_error *err);
 } rtcosim_lp_model;
 
 typedef enum rtcosim_scheduler {

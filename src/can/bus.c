@@ -192,14 +192,26 @@ static bool receives(const can_node *n, size_t i, uint32_t sender, const can_ref
            can_keys_hold(n->rx_keys, n->rx_count, can_id_key(r->frame.id, r->frame.extended));
 }
 
+/* Entries in memory (not yet given to the stream). */
+static size_t log_held(const rtcosim_can_bus *bus)
+{
+    return bus->log_count > bus->log_written ? bus->log_count - bus->log_written : 0;
+}
+
 static rtcosim_status bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start,
                                     rtcosim_time_ns end, uint32_t sender, const can_ref *r,
                                     rtcosim_error *err)
 {
-    if (!util_array_reserve(&bus->log, bus->log_count, &bus->log_capacity, sizeof *bus->log, 4096))
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for the log",
-                                 bus->name);
-    rtcosim_can_log_entry *e = &bus->log[bus->log_count++];
+    rtcosim_can_log_entry written; /* one coasting forward logs again (bus_internal.h) */
+    rtcosim_can_log_entry *e = &written;
+    if (bus->log_count >= bus->log_written) {
+        size_t held = bus->log_count - bus->log_written;
+        if (!util_array_reserve(&bus->log, held, &bus->log_capacity, sizeof *bus->log, 4096))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for the"
+                                     " log", bus->name);
+        e = &bus->log[held];
+    }
+    bus->log_count++;
     *e = (rtcosim_can_log_entry){.start = start, .end = end, .frame = r->frame, .sender = sender,
                                  .format = r->format, .flags = r->flags, .sdt = r->sdt,
                                  .vcid = r->vcid, .af = r->af};
@@ -307,7 +319,7 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
             return st;
     }
     if (bus->config.log_frames && bus->config.log_capacity &&
-        bus->log_count == bus->log_capacity)
+        log_held(bus) == bus->log_capacity)
         bus->stats.log_dropped++; /* a fixed log, full */
     else if (bus->config.log_frames) {
         rtcosim_status st = bus_log_frame(bus, now, now + duration, winner_index, &sent.ref, err);
@@ -412,7 +424,7 @@ static void bus_clear(rtcosim_can_bus *bus)
 {
     memset(&bus->stats, 0, sizeof bus->stats);
     atomic_store_explicit(&bus->frames_live, 0, memory_order_relaxed);
-    bus->log_count = bus->log_total = 0;
+    bus->log_count = bus->log_total = bus->log_written = 0;
     bus->log_digest = UINT64_C(0xCBF29CE484222325);
     bus->busy = bus->arbitration_pending = false;
     bus->retransmit_node = -1;
@@ -450,8 +462,36 @@ static rtcosim_status bus_final(rtcosim_lp *lp, void *state, rtcosim_error *err)
     return RTCOSIM_OK;
 }
 
+/* The entries logged by events before `before` are final: with a stream,
+ * written to it and dropped (the rest, logged past GVT, moved to the
+ * front: few, a bounded time's worth). */
+static rtcosim_status bus_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns before,
+                                 rtcosim_error *err)
+{
+    (void)lp;
+    rtcosim_can_bus *bus = state;
+    if (!bus->stream)
+        return RTCOSIM_OK;
+    size_t held = log_held(bus), n = 0;
+    while (n < held && bus->log[n].start < before)
+        n++;
+    for (size_t i = 0; i < n; i++) {
+        rtcosim_status st = rtcosim_can_log_writer_add(bus->stream, &bus->log[i], err);
+        if (st != RTCOSIM_OK) {
+            /* what was written stays written; the file stays a log of it */
+            memmove(bus->log, bus->log + i, (held - i) * sizeof *bus->log);
+            bus->log_written += i;
+            return rtcosim_error_prefix(err, "can bus '%s': ", bus->name);
+        }
+    }
+    if (n)
+        memmove(bus->log, bus->log + n, (held - n) * sizeof *bus->log);
+    bus->log_written += n;
+    return RTCOSIM_OK;
+}
+
 /* State saving for the speculative scheduler: the flags, statistics and log
- * length, then each node's controller state, queue length and queued frames
+ * length (absolute: entries written to the stream counted), then each node's controller state, queue length and queued frames
  * only (most queues are empty, so a snapshot is small next to the queues'
  * capacity). The log's
  * entries past the saved length are rewritten by the re-executed events.
@@ -534,6 +574,7 @@ static rtcosim_status bus_restore(void *state, const void *buffer, size_t size,
 static const rtcosim_lp_model bus_model = {
     .kind = "can-bus", .init = bus_init, .event = bus_event, .final = bus_final,
     .snapshot_max = bus_snapshot_max, .save = bus_save, .restore = bus_restore,
+    .commit = bus_commit,
 };
 
 rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus_config *config,
@@ -765,7 +806,7 @@ void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elaps
         atomic_load_explicit(&bus->arena.inline_chunks, memory_order_relaxed);
 }
 
-size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus) { return bus->log_count; }
+size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus) { return log_held(bus); }
 uint64_t rtcosim_can_bus_log_digest(const rtcosim_can_bus *bus, size_t *frames)
 {
     if (frames)
@@ -777,6 +818,18 @@ const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus) { r
 rtcosim_status rtcosim_can_bus_write_log(const rtcosim_can_bus *bus, const char *path,
                                          rtcosim_error *err)
 {
-    return rtcosim_can_log_write(bus->log, bus->log_count, bus->name,
+    return rtcosim_can_log_write(bus->log, log_held(bus), bus->name,
                                  rtcosim_can_log_format_of(path), path, err);
 }
+
+rtcosim_status rtcosim_can_bus_stream_log(rtcosim_can_bus *bus, rtcosim_can_log_writer *writer,
+                                          rtcosim_error *err)
+{
+    if (writer && !bus->config.log_frames)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': a log stream needs a bus"
+                                 " that logs its frames (log_frames)", bus->name);
+    bus->stream = writer;
+    return RTCOSIM_OK;
+}
+
+size_t rtcosim_can_bus_log_written(const rtcosim_can_bus *bus) { return bus->log_written; }

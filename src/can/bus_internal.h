@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "rtcosim/can.h"
+#include "rtcosim/can_log.h"
 
 /* The frame-body arena: append-only for a run, in 1 MiB chunks that never
  * move, reserved by an atomic bump pointer (senders on any thread write
@@ -91,6 +92,7 @@ typedef struct can_node {
     bool notify_errors; /* gets RTCOSIM_CAN_EVENT_BUS_ERROR (LS-BUS Bus Error) */
     bool fd_xl; /* carries CAN FD and XL frames (rx_all, or sends them); set at connect */
     bool controls; /* reports its state, sends and gets wake-ups (LS-BUS node FMUs) */
+    bool tx_no_xl; /* tx_any, but never a CAN XL frame (a replayed log) */
     uint8_t state; /* RTCOSIM_CAN_STATE_*, as last reported (part of the snapshot) */
     can_pending *queue; /* sorted by arbitration, capacity from the config */
     uint32_t queued;
@@ -112,8 +114,15 @@ struct rtcosim_can_bus {
     rtcosim_time_ns start_time;
     rtcosim_can_bus_stats stats;
     _Atomic uint64_t frames_live; /* stats.frames for other threads (a live view) */
+    /* The log: log_count entries in all (absolute: snapshots hold it), the
+     * first log_written of them given to `stream` at commits and dropped,
+     * the others at log[0 .. log_count - log_written). A rollback restores
+     * a snapshot at or before its target, which can lie before written
+     * entries (never before the committed time): coasting forward logs
+     * them again, the same, and they are counted, not kept. */
     rtcosim_can_log_entry *log;
-    size_t log_count, log_capacity;
+    size_t log_count, log_capacity, log_written;
+    rtcosim_can_log_writer *stream; /* rtcosim_can_bus_stream_log, or NULL */
     /* FNV-1a over the logged frames in order (rtcosim_can_bus_log_digest) and
      * how many it covers: saved with the state, so right after a rollback and
      * on the rank that gathers a run over ranks, which holds no entries */

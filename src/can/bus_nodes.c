@@ -300,3 +300,17 @@ rtcosim_status rtcosim_can_bus_connect(rtcosim_can_bus *bus, rtcosim_error *err)
     bus->connected = true;
     return RTCOSIM_OK;
 }
+
+void rtcosim_can_bus_log_layout(const rtcosim_can_bus *bus, rtcosim_can_log_layout *layout)
+{
+    *layout = (rtcosim_can_log_layout){.frames = RTCOSIM_CAN_LOG_FRAMES_UNKNOWN};
+    for (size_t i = 0; i < bus->node_count; i++) {
+        const can_node *n = &bus->nodes[i];
+        layout->fd = layout->fd || n->tx_any;
+        layout->xl = layout->xl || (n->tx_any && !n->tx_no_xl);
+        for (size_t k = 0; k < n->tx_count; k++) {
+            layout->fd = layout->fd || n->tx[k].format == RTCOSIM_CAN_FORMAT_FD;
+            layout->xl = layout->xl || n->tx[k].format == RTCOSIM_CAN_FORMAT_XL;
+        }
+    }
+}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus_internal.h"
 #include "log_internal.h"
 #include "rtcosim/events.h"
 #include "util/array.h"
@@ -250,6 +251,8 @@ static rtcosim_status replay_finish(rtcosim_events *sim, rtcosim_can_replay *r,
         st = rtcosim_can_bus_add_node(r->bus, "replay", lp, 0, &r->node, err);
     if (st == RTCOSIM_OK)
         st = rtcosim_can_bus_tx_any(r->bus, r->node, err);
+    if (st == RTCOSIM_OK) /* a log's records are classic or CAN FD frames */
+        r->bus->nodes[r->node].tx_no_xl = true;
     if (st != RTCOSIM_OK) {
         rtcosim_can_replay_free(r);
         return st;

@@ -393,6 +393,13 @@ static rtcosim_status kernel_process_event(rtcosim_lp *lp, const rtcosim_event *
         if (atomic_load_explicit(&lp->sim->stop_requested, memory_order_relaxed))
             return rtcosim_error_set(err, RTCOSIM_ECANCELED, "events: stopped on request at"
                                      " t = %.9f s", rtcosim_time_to_seconds(ev->time));
+        /* no rollback here: the LP's past before this event is final (under
+         * speculation fossil collection says when, spec_gvt.c) */
+        if (lp->model->commit && lp->sim->route != ROUTE_SPECULATIVE) {
+            rtcosim_status st = kernel_commit_lp(lp, ev->time, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
     }
     if (!lp->model->event)
         return RTCOSIM_OK;
@@ -648,6 +655,12 @@ rtcosim_status rtcosim_events_run(rtcosim_events *sim, const rtcosim_run_options
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
         stats->cpu_s = (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - c0) * 1e-9;
     }
+    /* the run is over, ended early or not: every LP's past is final (a
+     * speculative run that failed was taken back to what it committed) */
+    rtcosim_status committed =
+        kernel_commit_lps(sim, RTCOSIM_TIME_MAX, st == RTCOSIM_OK ? err : NULL);
+    if (st == RTCOSIM_OK)
+        st = committed;
     stats->events = 0;
     stats->end_time = o.start_time;
     for (size_t i = 0; i < sim->lp_count; i++) {

@@ -206,6 +206,13 @@ rtcosim_status kernel_init_lps(rtcosim_events *sim, rtcosim_error *err);
 rtcosim_status kernel_run_prepare(rtcosim_events *sim, rtcosim_run_options *options,
                                   rtcosim_error *err);
 rtcosim_status kernel_run_final(rtcosim_events *sim, rtcosim_error *err);
+/* rtcosim_lp_model.commit (kernel_commit.c): one LP's (its handler there,
+ * the error naming the LP), and every owned LP's that has one, after a run
+ * (all are called; the first failure is returned, or with err NULL logged
+ * as a warning). */
+rtcosim_status kernel_commit_lp(rtcosim_lp *lp, rtcosim_time_ns before, rtcosim_error *err);
+rtcosim_status kernel_commit_lps(rtcosim_events *sim, rtcosim_time_ns before,
+                                 rtcosim_error *err);
 /* The stepped run's worker (sched_stepped.c), freed with the simulation. */
 void sched_stepped_free(rtcosim_events *sim);
 

@@ -109,5 +109,6 @@ rtcosim_status rtcosim_events_end(rtcosim_events *sim, rtcosim_error *err)
     if (!sim->stepper)
         return RTCOSIM_OK;
     sched_stepped_free(sim);
-    return kernel_run_final(sim, err);
+    rtcosim_status st = kernel_commit_lps(sim, RTCOSIM_TIME_MAX, err); /* all of it is final */
+    return st != RTCOSIM_OK ? st : kernel_run_final(sim, err);
 }

@@ -3,6 +3,7 @@
  * conservatively, and the threads' wait for progress. */
 #include <sched.h>
 
+#include "rtcosim/events_dist.h"
 #include "rtcosim/log.h"
 #include "spec_internal.h"
 #include "util/thread_place.h"
@@ -195,8 +196,18 @@ rtcosim_time_ns spec_queue_min_nofail(spec_thread *th)
 void spec_fossil_collect(spec_thread *th, rtcosim_time_ns gvt, rtcosim_time_ns gvt_real)
 {
     rtcosim_events *sim = th->w->sim;
+    /* the LPs' past below GVT is final (rtcosim_lp_model.commit): no
+     * rollback reaches below it (spec_rollback.c refuses one below
+     * fossil_gvt). The end of the run is rtcosim_events_run's to say. */
+    bool commit = gvt > th->fossil_gvt && gvt < RTCOSIM_TIME_MAX;
     for (size_t i = 0; i < th->lp_count; i++) {
-        spec_lp *s = sim->lps[th->lps[i]]->spec;
+        rtcosim_lp *lp = sim->lps[th->lps[i]];
+        if (commit && lp->model->commit && !th->w->failed && rtcosim_events_owns(sim, lp->id)) {
+            rtcosim_status st = kernel_commit_lp(lp, gvt, &th->w->err);
+            if (st != RTCOSIM_OK)
+                spec_fail(th, st);
+        }
+        spec_lp *s = lp->spec;
         if (s->stream_count && gvt < RTCOSIM_TIME_MAX) {
             rtcosim_status st = spec_predict_gvt(th, sim->lps[th->lps[i]], gvt_real, gvt,
                                                  &th->w->err);

@@ -93,6 +93,12 @@ struct mdf_bus_writer {
     uint64_t cg, dt; /* the channel group (its cycle count) and the DT block */
     bool compressed; /* DZ blocks under a DL, else one DT block */
     bool truncated;  /* ends short of the frames announced (mdf_bus_writer_truncate) */
+    /* The count is not known (SIZE_MAX announced): the records wait here
+     * until they exceed MDF_DT_MAX bytes, then go to DZ blocks; fewer are
+     * one DT block at the close. The file is then the one a known count
+     * makes. */
+    bool unknown;
+    uint8_t *pending;
     mdf_dz dz;
 };
 
@@ -116,7 +122,7 @@ rtcosim_status mdf_bus_writer_open(const char *path, size_t frames, bool fd,
     mdf_link(&b, cg, 2, acq);
     mdf_link(&b, cg, 3, si);
     if ((d = mdf_data(&b, cg, 6)) != NULL) {
-        le_put64(d + 8, frames);                                /* cycle count */
+        le_put64(d + 8, frames == SIZE_MAX ? 0 : frames);       /* cycle count */
         le_put16(d + 16, CG_BUS_EVENT | CG_PLAIN_BUS_EVENT);    /* flags */
         le_put16(d + 18, '.');                                  /* path separator */
         le_put32(d + 24, (uint32_t)record);                     /* data bytes */
@@ -151,7 +157,8 @@ rtcosim_status mdf_bus_writer_open(const char *path, size_t frames, bool fd,
     mdf_link(&b, cg, 1, t_at);
     mdf_link(&b, dg, 1, cg);
     mdf_link(&b, hd, 0, dg);
-    bool compressed = (uint64_t)frames * record > MDF_DT_MAX;
+    bool unknown = frames == SIZE_MAX;
+    bool compressed = !unknown && (uint64_t)frames * record > MDF_DT_MAX;
     if (!compressed)
         mdf_link(&b, dg, 2, b.len); /* the DT block follows */
     mdf_bus_writer *w = calloc(1, sizeof *w);
@@ -162,7 +169,7 @@ rtcosim_status mdf_bus_writer_open(const char *path, size_t frames, bool fd,
                                  path);
     }
     *w = (mdf_bus_writer){.path = path, .frames = frames, .record = record, .dg = dg,
-                          .cg = cg, .dt = b.len, .compressed = compressed};
+                          .cg = cg, .dt = b.len, .compressed = compressed, .unknown = unknown};
     if (!(w->f = fopen(path, "wb"))) {
         free(b.p);
         free(w);
@@ -173,7 +180,7 @@ rtcosim_status mdf_bus_writer_open(const char *path, size_t frames, bool fd,
     bool ok = fwrite(b.p, 1, b.len, w->f) == b.len;
     if (compressed) /* a long log: DZ blocks, then the DG's data link to their DL */
         ok = ok && mdf_dz_begin(&w->dz, w->f, b.len, record);
-    else
+    else if (!unknown) /* (an unknown count: the DT block at the close) */
         ok = ok && fwrite(dt, 1, sizeof dt, w->f) == sizeof dt;
     free(b.p);
     if (!ok) {
@@ -182,6 +189,24 @@ rtcosim_status mdf_bus_writer_open(const char *path, size_t frames, bool fd,
     }
     *out = w;
     return RTCOSIM_OK;
+}
+
+/* An unknown count's records past MDF_DT_MAX bytes: DZ blocks where the DT
+ * block would have been, the records so far first. */
+static bool to_dz_blocks(mdf_bus_writer *w)
+{
+    if (!mdf_dz_begin(&w->dz, w->f, w->dt, w->record))
+        return false;
+    w->compressed = true;
+    for (size_t i = 0; i < w->written; i++) {
+        uint8_t *rec = mdf_dz_row(&w->dz);
+        if (!rec)
+            return false;
+        memcpy(rec, w->pending + i * w->record, w->record);
+    }
+    free(w->pending);
+    w->pending = NULL;
+    return true;
 }
 
 rtcosim_status mdf_bus_writer_add(mdf_bus_writer *w, const rtcosim_can_log_entry *e,
@@ -197,6 +222,16 @@ rtcosim_status mdf_bus_writer_add(mdf_bus_writer *w, const rtcosim_can_log_entry
     if (e->format == RTCOSIM_CAN_FORMAT_FD && w->record < 16 + 64)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: a CAN FD frame in a log announced "
                                  "without any", w->path);
+    if (w->unknown && !w->compressed && (w->written + 1) * w->record > MDF_DT_MAX &&
+        !to_dz_blocks(w))
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", w->path);
+    if (w->unknown && !w->compressed) {
+        if (!w->pending && !(w->pending = malloc(MDF_DT_MAX)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", w->path);
+        put_frame(w->pending + w->written * w->record, w->record, e);
+        w->written++;
+        return RTCOSIM_OK;
+    }
     w->written++;
     uint8_t one[16 + 64], *rec = w->compressed ? mdf_dz_row(&w->dz) : one;
     if (!rec)
@@ -226,6 +261,17 @@ rtcosim_status mdf_bus_writer_close(mdf_bus_writer *w, bool ok, size_t *xl_left_
 {
     if (xl_left_out)
         *xl_left_out = w->xl;
+    if (w->unknown) { /* the count is what came: the DT block now, when not DZ ones */
+        mdf_bus_writer_truncate(w);
+        uint8_t dt[24] = {'#', '#', 'D', 'T'};
+        le_put64(dt + 8, 24 + (uint64_t)w->written * w->record);
+        size_t bytes = w->written * w->record;
+        if (!w->compressed)
+            ok = ok && fwrite(dt, 1, sizeof dt, w->f) == sizeof dt &&
+                 (bytes == 0 || fwrite(w->pending, 1, bytes, w->f) == bytes);
+        free(w->pending);
+        w->pending = NULL;
+    }
     bool counted = w->written == w->frames;
     if (w->truncated) /* the cycle count, and the DT block's length: what was written */
         ok = ok && put_at(w->f, w->cg + 24 + 8 * 6 + 8, w->written) &&

@@ -24,8 +24,10 @@ rtcosim_status mdf_bus_write(const rtcosim_can_log_entry *entries, size_t count,
                              const char *path, size_t *xl_left_out, rtcosim_error *err);
 
 /* The same a frame at a time: the writer is told up front how many frames
- * it gets (CAN XL ones not counted) and whether any is CAN FD (the record's
- * width); mdf_bus_writer_add leaves CAN XL entries out (counted in
+ * it gets (CAN XL ones not counted; SIZE_MAX: not known, the file is then
+ * the same with the count of those written, up to 1 MiB of records held
+ * until the close or the switch to DZ blocks) and whether any is CAN FD
+ * (the record's width); mdf_bus_writer_add leaves CAN XL entries out (counted in
  * xl_left_out), mdf_bus_writer_close finishes the file and frees the
  * writer (a count other than announced is an error), and with ok false only
  * closes and frees. */

@@ -169,6 +169,63 @@ static void writer_equals_whole_write(void **state)
     }
 }
 
+/* An MDF log written without knowing how many frames will come (a run's
+ * bus streaming its log, layout.frames RTCOSIM_CAN_LOG_FRAMES_UNKNOWN) is
+ * the file a known count makes from the data group on: 1000 frames (held,
+ * one DT block at the close) and 100 000 (past the 1 MiB of records held:
+ * DZ blocks), every frame reading back. */
+static void mdf_writer_without_a_count_equals_the_counted_one(void **state)
+{
+    (void)state;
+    static const size_t counts[] = {1000, 100000};
+    for (size_t c = 0; c < 2; c++) {
+        size_t n = counts[c];
+        rtcosim_can_log_entry *e = malloc(n * sizeof *e);
+        assert_non_null(e);
+        for (size_t i = 0; i < n; i++)
+            e[i] = classic((rtcosim_time_ns)(i + 1) * 1000000, (uint32_t)(0x100 + i % 0x600),
+                           (uint8_t)(i % 9));
+        char *wp = strdup(tu_scratch("counted.mf4")), *sp = strdup(tu_scratch("uncounted.mf4"));
+        rtcosim_error err;
+        if (rtcosim_can_log_write(e, n, "can0", RTCOSIM_CAN_LOG_MDF, wp, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        rtcosim_can_log_layout layout = {.frames = RTCOSIM_CAN_LOG_FRAMES_UNKNOWN};
+        rtcosim_can_log_writer *w = NULL;
+        if (rtcosim_can_log_writer_open(sp, RTCOSIM_CAN_LOG_MDF, "can0", &layout, &w, &err) !=
+            RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(rtcosim_can_log_writer_add(w, &e[i], &err), RTCOSIM_OK);
+        if (rtcosim_can_log_writer_close(w, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        size_t a_len = 0, b_len = 0;
+        char *a = tu_read_file(wp, &a_len);
+        a = memcpy(malloc(a_len + 1), a, a_len + 1);
+        char *b = tu_read_file(sp, &b_len);
+        assert_int_equal(a_len, b_len);
+        const char *dg = memmem(a, a_len, "##DG", 4);
+        assert_non_null(dg);
+        size_t from = (size_t)(dg - a);
+        assert_memory_equal(a + from, b + from, a_len - from);
+        if (n > 50000)
+            assert_non_null(memmem(b, b_len, "##DZ", 4));
+        rtcosim_can_log *log = NULL;
+        if (rtcosim_can_log_read(sp, &log, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        assert_int_equal(rtcosim_can_log_count(log), n);
+        const rtcosim_can_log_record *r = rtcosim_can_log_records(log);
+        for (size_t i = 0; i < n; i += 997) {
+            assert_int_equal(r[i].id, e[i].frame.id);
+            assert_int_equal(r[i].size, e[i].frame.dlc);
+        }
+        rtcosim_can_log_free(log);
+        free(a);
+        free(wp);
+        free(sp);
+        free(e);
+    }
+}
+
 /* The candump -l lines, put together by hand for speed, are what can-utils'
  * format gives ("(%010llu.%06llu) %s %03X#..." / "%08X", "##%X" for CAN FD,
  * "%02X" per byte), here printed by snprintf: 2000 random frames, classic and
@@ -460,6 +517,7 @@ int main(void)
         cmocka_unit_test(text_logs_stream_line_by_line),
         cmocka_unit_test(writer_equals_whole_write),
         cmocka_unit_test(mdf_writer_holds_to_its_layout),
+        cmocka_unit_test(mdf_writer_without_a_count_equals_the_counted_one),
         cmocka_unit_test(candump_lines_are_printf_lines),
         cmocka_unit_test(a_truncated_log_holds_what_was_added),
         cmocka_unit_test(a_logs_database_alone),

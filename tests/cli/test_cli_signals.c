@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "rtcosim/can_log.h"
 #include "rtcosim/results.h"
 #include "rtcosim_test_fmus.h"
 #include "util/test_util.h"
@@ -753,6 +754,45 @@ static void events_sigint_keeps_the_can_log_and_summary(void **state)
     }
 }
 
+/* The same into an MDF 4 log, which needs its frame count in its header:
+ * written while the run goes, the file is finished at the stop as a log of
+ * the frames so far. Truth: the reader takes it, with as many frames as the
+ * summary says, in time order, none later than one frame time after the
+ * time the message names. */
+static void events_sigint_finishes_an_mdf_can_log(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char log[512];
+    snprintf(log, sizeof log, "%s/can.mf4", dir);
+    const char *args[] = {"events", "--stop-time", "1e6", "--scheduler", "speculative",
+                          "--can-log", log, NULL};
+    child c = spawn(dir, args);
+    wait_until(c.pid, catches_sigint, "catch SIGINT");
+    sleep_ms(1000);
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    char *err = strdup(tu_read_file(c.err, NULL));
+    double t_end = reported_time(err, "at t = ");
+    assert_true(t_end > 0.1 && t_end < 1e6);
+    const char *bus = strstr(tu_read_file(c.out, NULL), "can bus");
+    assert_non_null(bus);
+    long frames = strtol(bus + strlen("can bus"), NULL, 10);
+    rtcosim_can_log *read = NULL;
+    rtcosim_error rerr = {0};
+    if (rtcosim_can_log_read(log, &read, &rerr) != RTCOSIM_OK)
+        fail_msg("%s", rerr.message);
+    assert_int_equal(rtcosim_can_log_source(read), RTCOSIM_CAN_LOG_MDF);
+    assert_int_equal(rtcosim_can_log_count(read), frames);
+    const rtcosim_can_log_record *r = rtcosim_can_log_records(read);
+    for (long i = 1; i < frames; i++)
+        assert_true(r[i].time >= r[i - 1].time);
+    assert_true(frames > 0 && rtcosim_time_to_seconds(r[frames - 1].time) <= t_end + 320e-6);
+    rtcosim_can_log_free(read);
+    free(err);
+    tu_drop_dir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -770,6 +810,7 @@ int main(void)
         cmocka_unit_test(step_timeout_ends_a_hung_step_keeping_rows),
         cmocka_unit_test(a_call_that_does_not_return_on_a_worker_thread_is_named),
         cmocka_unit_test(events_sigint_keeps_the_can_log_and_summary),
+        cmocka_unit_test(events_sigint_finishes_an_mdf_can_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
