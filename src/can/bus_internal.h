@@ -150,4 +150,16 @@ bool can_keys_hold(const uint32_t *keys, size_t n, uint32_t key);
 rtcosim_time_ns can_bus_shortest_frame(const rtcosim_can_bus *bus, uint8_t format, uint32_t id,
                                        bool extended, uint16_t length);
 
+/* The log (bus_log.c): entries in memory, not yet given to the stream; a
+ * frame the bus sent, logged (and added to the digest); the model's commit
+ * handler, which gives the entries of events before `before` to the stream. */
+static inline size_t can_bus_log_held(const rtcosim_can_bus *bus)
+{
+    return bus->log_count > bus->log_written ? bus->log_count - bus->log_written : 0;
+}
+rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rtcosim_time_ns end,
+                                 uint32_t sender, const can_ref *r, rtcosim_error *err);
+rtcosim_status can_bus_log_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns before,
+                                  rtcosim_error *err);
+
 #endif

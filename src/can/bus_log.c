@@ -1,0 +1,100 @@
+/* A bus's frame log (log_frames): each frame as the bus sends it, with the
+ * digest over the whole log; given to a stream as the run commits it
+ * (rtcosim_can_bus_stream_log), else kept for rtcosim_can_bus_write_log. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus_internal.h"
+#include "rtcosim/can_log.h"
+#include "util/array.h"
+
+rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rtcosim_time_ns end,
+                                 uint32_t sender, const can_ref *r, rtcosim_error *err)
+{
+    rtcosim_can_log_entry written; /* one coasting forward logs again (bus_internal.h) */
+    rtcosim_can_log_entry *e = &written;
+    if (bus->log_count >= bus->log_written) {
+        size_t held = bus->log_count - bus->log_written;
+        if (!util_array_reserve(&bus->log, held, &bus->log_capacity, sizeof *bus->log, 4096))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for the"
+                                     " log", bus->name);
+        e = &bus->log[held];
+    }
+    bus->log_count++;
+    *e = (rtcosim_can_log_entry){.start = start, .end = end, .frame = r->frame, .sender = sender,
+                                 .format = r->format, .flags = r->flags, .sdt = r->sdt,
+                                 .vcid = r->vcid, .af = r->af};
+    if (r->format != RTCOSIM_CAN_FORMAT_CLASSIC) {
+        e->length = r->length;
+        e->data = can_arena_at(&bus->arena, r->body, r->length);
+    }
+    const unsigned char *data = e->data ? e->data : e->frame.data;
+    size_t length = e->data ? e->length : e->frame.dlc;
+    uint64_t fields[] = {(uint64_t)start, (uint64_t)end, e->frame.id, e->frame.extended,
+                         sender, (uint64_t)e->format, length};
+    uint64_t h = bus->log_digest;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        for (int b = 0; b < 64; b += 8)
+            h = (h ^ ((fields[i] >> b) & 0xFF)) * UINT64_C(0x100000001B3);
+    for (size_t i = 0; i < length; i++)
+        h = (h ^ data[i]) * UINT64_C(0x100000001B3);
+    bus->log_digest = h;
+    bus->log_total++;
+    return RTCOSIM_OK;
+}
+
+/* The entries logged by events before `before` are final: with a stream,
+ * written to it and dropped (the rest, logged past GVT, moved to the
+ * front: few, a bounded time's worth). */
+rtcosim_status can_bus_log_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns before,
+                                  rtcosim_error *err)
+{
+    (void)lp;
+    rtcosim_can_bus *bus = state;
+    if (!bus->stream)
+        return RTCOSIM_OK;
+    size_t held = can_bus_log_held(bus), n = 0;
+    while (n < held && bus->log[n].start < before)
+        n++;
+    for (size_t i = 0; i < n; i++) {
+        rtcosim_status st = rtcosim_can_log_writer_add(bus->stream, &bus->log[i], err);
+        if (st != RTCOSIM_OK) {
+            /* what was written stays written; the file stays a log of it */
+            memmove(bus->log, bus->log + i, (held - i) * sizeof *bus->log);
+            bus->log_written += i;
+            return rtcosim_error_prefix(err, "can bus '%s': ", bus->name);
+        }
+    }
+    if (n)
+        memmove(bus->log, bus->log + n, (held - n) * sizeof *bus->log);
+    bus->log_written += n;
+    return RTCOSIM_OK;
+}
+
+size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus) { return can_bus_log_held(bus); }
+uint64_t rtcosim_can_bus_log_digest(const rtcosim_can_bus *bus, size_t *frames)
+{
+    if (frames)
+        *frames = bus->log_total;
+    return bus->log_digest;
+}
+const rtcosim_can_log_entry *rtcosim_can_bus_log(const rtcosim_can_bus *bus) { return bus->log; }
+
+rtcosim_status rtcosim_can_bus_write_log(const rtcosim_can_bus *bus, const char *path,
+                                         rtcosim_error *err)
+{
+    return rtcosim_can_log_write(bus->log, can_bus_log_held(bus), bus->name,
+                                 rtcosim_can_log_format_of(path), path, err);
+}
+
+rtcosim_status rtcosim_can_bus_stream_log(rtcosim_can_bus *bus, rtcosim_can_log_writer *writer,
+                                          rtcosim_error *err)
+{
+    if (writer && !bus->config.log_frames)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "can bus '%s': a log stream needs a bus"
+                                 " that logs its frames (log_frames)", bus->name);
+    bus->stream = writer;
+    return RTCOSIM_OK;
+}
+
+size_t rtcosim_can_bus_log_written(const rtcosim_can_bus *bus) { return bus->log_written; }
