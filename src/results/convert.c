@@ -31,6 +31,7 @@ typedef struct converting {
                          in a scan) */
     size_t *cols;     /* the columns written, in t */
     size_t count, text;
+    bool keep_text;   /* CSV to CSV: columns of text kept (as String), else left out */
     rtcosim_column *columns;
     rtcosim_value *row;
     rtcosim_recorder *rec;
@@ -45,7 +46,16 @@ typedef struct converting {
     bool have_to, have_prev;
     rtcosim_time_ns prev_t;
     rtcosim_value *prev, *point;
+    /* the row before's text cells (the scan's cells last one row): per
+     * written column a buffer, grown, never shrunk (no allocation per row) */
+    char **prev_text;
+    size_t *prev_text_cap;
 } converting;
+
+static bool is_text(const converting *c, size_t i)
+{
+    return c->columns[i].type == RTCOSIM_TYPE_STRING;
+}
 
 /* A row to the recorder; RTCOSIM_ECANCELED with c->stopped when the stop
  * function says so. */
@@ -77,7 +87,10 @@ static rtcosim_status raster_points(converting *c, rtcosim_time_ns until, rtcosi
             double x0 = rtcosim_time_to_seconds(c->prev_t), x1 = rtcosim_time_to_seconds(t);
             double x = rtcosim_time_to_seconds(c->next);
             for (size_t i = 0; i < c->count; i++)
-                c->point[i].f64 = result_interp(x0, c->prev[i].f64, x1, after[i].f64, x);
+                if (is_text(c, i))
+                    c->point[i].s = c->prev[i].s; /* text: the row before's, as --hold */
+                else
+                    c->point[i].f64 = result_interp(x0, c->prev[i].f64, x1, after[i].f64, x);
             v = c->point;
         }
         st = write_row(c, c->next, v, err);
@@ -112,6 +125,20 @@ static rtcosim_status put_row(converting *c, double s, rtcosim_error *err)
         st = raster_points(c, time, time, c->row, err); /* (those at `time`: when it is past) */
     }
     memcpy(c->prev, c->row, c->count * sizeof *c->row);
+    for (size_t i = 0; i < c->count; i++) { /* (the cells are the scan's, for this row only) */
+        if (!is_text(c, i))
+            continue;
+        size_t n = strlen(c->row[i].s) + 1;
+        if (n > c->prev_text_cap[i]) {
+            char *grown = realloc(c->prev_text[i], n);
+            if (!grown)
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
+            c->prev_text[i] = grown;
+            c->prev_text_cap[i] = n;
+        }
+        memcpy(c->prev_text[i], c->row[i].s, n);
+        c->prev[i].s = c->prev_text[i];
+    }
     c->prev_t = time;
     c->have_prev = true;
     return st;
@@ -138,8 +165,13 @@ static rtcosim_status scan_header(void *context, const char *first, size_t count
 static rtcosim_status scan_row(void *context, double time, char *const *cells, rtcosim_error *err)
 {
     converting *c = context;
-    for (size_t i = 0; i < c->count; i++)
-        plot_csv_number(cells[c->file_col[c->cols[i]]], &c->row[i].f64);
+    for (size_t i = 0; i < c->count; i++) {
+        const char *cell = cells[c->file_col[c->cols[i]]];
+        if (is_text(c, i))
+            c->row[i].s = cell;
+        else
+            plot_csv_number(cell, &c->row[i].f64);
+    }
     return put_row(c, time, err);
 }
 
@@ -158,8 +190,9 @@ static rtcosim_status convert_missing(converting *c, const char *name, rtcosim_e
 }
 
 /* The input's columns in t (taken over): the variables named checked, the
- * columns to write in the order named (else the file's), text ones left
- * out, and the recorder opened on them. */
+ * columns to write in the order named (else the file's), text ones kept as
+ * String when c->keep_text (a CSV to a CSV) and left out otherwise, and the
+ * recorder opened on them. */
 static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim_error *err)
 {
     const rtcosim_results_convert_options *o = c->o;
@@ -179,14 +212,15 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
     for (size_t i = 0; i < n && st == RTCOSIM_OK; i++) {
         size_t k = o->variable_count ? (size_t)result_table_find(t, c->names[i]) : i;
-        if (t->columns[k].text) {
+        if (t->columns[k].text && !c->keep_text) {
             c->text++;
             continue;
         }
         c->cols[c->count] = k;
-        c->columns[c->count++] = (rtcosim_column){.name = t->columns[k].name,
-                                                  .type = RTCOSIM_TYPE_FLOAT64,
-                                                  .unit = t->columns[k].unit};
+        c->columns[c->count++] = (rtcosim_column){
+            .name = t->columns[k].name,
+            .type = t->columns[k].text ? RTCOSIM_TYPE_STRING : RTCOSIM_TYPE_FLOAT64,
+            .unit = t->columns[k].unit};
     }
     if (st == RTCOSIM_OK && c->count == 0 && c->text > 0)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no numeric variable to convert (%zu "
@@ -194,14 +228,18 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
                                c->text == 1 ? "" : "s");
     c->prev = calloc(n ? n : 1, sizeof *c->prev);
     c->point = calloc(n ? n : 1, sizeof *c->point);
-    if (st == RTCOSIM_OK && (!c->prev || !c->point))
+    c->prev_text = calloc(n ? n : 1, sizeof *c->prev_text);
+    c->prev_text_cap = calloc(n ? n : 1, sizeof *c->prev_text_cap);
+    if (st == RTCOSIM_OK && (!c->prev || !c->point || !c->prev_text || !c->prev_text_cap))
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
     if (st == RTCOSIM_OK) {
         rtcosim_recorder_options ro = {.path = c->out, .columns = c->columns,
                                        .column_count = c->count, .csv_units = o->csv_units,
                                        /* the reading here, the writing there (a 3 M-row
                                           CSV to CSV: 0.68 -> 0.52 s) */
-                                       .writer_thread = rtcosim_recorder_writer_thread_pays()};
+                                       .writer_thread = rtcosim_recorder_writer_thread_pays(),
+                                       /* (text whole: no cut at max_string_bytes) */
+                                       .whole_text = true};
         st = rtcosim_recorder_open(&ro, &c->rec, err);
     }
     return st;
@@ -232,10 +270,14 @@ static rtcosim_status finish(converting *c, rtcosim_status st, rtcosim_error *er
     free(c->file_col);
     free(c->prev);
     free(c->point);
+    for (size_t i = 0; c->prev_text && i < c->count; i++)
+        free(c->prev_text[i]);
+    free(c->prev_text);
+    free(c->prev_text_cap);
     result_table_free(c->t);
     c->names = NULL, c->cols = NULL, c->columns = NULL, c->row = NULL, c->file_col = NULL;
     c->t = NULL;
-    c->prev = NULL, c->point = NULL;
+    c->prev = NULL, c->point = NULL, c->prev_text = NULL, c->prev_text_cap = NULL;
     return st == RTCOSIM_OK && c->stopped ? RTCOSIM_ECANCELED : st;
 }
 
@@ -340,6 +382,8 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
                 stats->stopped = true; /* (in the first pass: nothing written) */
             return st;
         }
+        /* a CSV's text cells come with its rows (the scan), and a CSV holds them */
+        c.keep_text = scan && format == RTCOSIM_RESULTS_CSV;
         st = prepare(&c, t, scan, err);
         if (st == RTCOSIM_OK && scan) {
             plot_csv_sink sink = {.context = &c, .header = scan_header, .row = scan_row};
