@@ -352,6 +352,10 @@ static int demo_vehicle(const char *output_dir, double duration, bool virtual_cl
     rtcosim_rt_print_summary(rt, stdout);
     if ((rc = cli_serve_finish_real_time(serve, srt, results, report)) != 0)
         goto done;
+    if (rtcosim_rt_frame_count(rt) == 0) { /* the view's stop came first: a stop, no failure */
+        printf("\nstopped before the first real-time frame: nothing to plot\n");
+        goto done;
+    }
     const double *final = rtcosim_system_rt_last_values(srt);
     printf("  at %.9g s: set speed %.1f km/h, speed %.2f km/h, throttle %.3f\n", duration,
            final[0], final[1], final[2]);

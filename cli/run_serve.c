@@ -175,6 +175,10 @@ int cli_serve_finish(cli_serve *sv, rtcosim_time_ns t, const double *values,
     if (dropped)
         printf("tuning: %llu requests not applied (refused by the component or log full)\n",
                (unsigned long long)dropped);
+    uint64_t late = rtcosim_serve_ended_first(sv->server);
+    if (late)
+        printf("tuning: %llu request%s not applied: the run ended before its next step\n",
+               (unsigned long long)late, late == 1 ? "" : "s");
     if (tuning_path && n) {
         rtcosim_error err;
         if (rtcosim_serve_write_tuning(sv->server, tuning_path, &err) != RTCOSIM_OK)

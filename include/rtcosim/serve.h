@@ -134,6 +134,9 @@ void rtcosim_serve_applied_at(const rtcosim_serve *s, size_t index, rtcosim_time
                               const char **name, double *value);
 /* Requests refused because the log or the queue was full. */
 uint64_t rtcosim_serve_applied_dropped(const rtcosim_serve *s);
+/* Requests accepted (200) that the run ended before applying: a stop or the
+ * stop time came before the next step (counted by rtcosim_serve_finish). */
+uint64_t rtcosim_serve_ended_first(const rtcosim_serve *s);
 /* tuning.csv: "time","name","value" per applied request (shortest
  * round-trip numbers). Errors name the path. */
 rtcosim_status rtcosim_serve_write_tuning(const rtcosim_serve *s, const char *path,

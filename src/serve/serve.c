@@ -542,8 +542,24 @@ void rtcosim_serve_finish(rtcosim_serve *s, rtcosim_time_ns t, const double *val
     s->latest_t = t;
     s->have_latest = true;
     s->latest_wall = serve_now();
-    pthread_mutex_unlock(&s->lock);
+    /* Requests accepted that no step took (the run ended first): counted,
+     * not lost without a word. The run's threads are done, so this thread
+     * is the rings' consumer now; the lock keeps new ones out (serve_http.c). */
     atomic_store(&s->ended, 1);
+    for (int part = 0; part < 2; part++)
+        while (rtcosim_spsc_front(&s->sets[part]) != NULL) {
+            rtcosim_spsc_pop(&s->sets[part]);
+            s->ended_first++;
+        }
+    pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t rtcosim_serve_ended_first(const rtcosim_serve *s)
+{
+    pthread_mutex_lock(&((rtcosim_serve *)s)->lock);
+    uint64_t n = s->ended_first;
+    pthread_mutex_unlock(&((rtcosim_serve *)s)->lock);
+    return n;
 }
 
 size_t rtcosim_serve_applied_count(const rtcosim_serve *s)

@@ -370,9 +370,14 @@ static int handle_set(struct mg_connection *conn, rtcosim_serve *s)
         pthread_mutex_unlock(&s->lock);
         return reply_error(conn, index < 0 ? 404 : 400, why, name);
     }
-    if (atomic_load(&s->ended))
+    /* one producer per ring: CivetWeb's threads take turns; and "ended"
+     * looked at under the lock rtcosim_serve_finish sets it under, so a
+     * request is either refused here or counted there */
+    pthread_mutex_lock(&s->lock);
+    if (atomic_load(&s->ended)) {
+        pthread_mutex_unlock(&s->lock);
         return reply_error(conn, 409, "the run has ended", name);
-    pthread_mutex_lock(&s->lock); /* one producer per ring: CivetWeb's threads take turns */
+    }
     bool queued = serve_queue_set(s, index, value);
     s->sets_received += queued;
     pthread_mutex_unlock(&s->lock);
@@ -538,8 +543,12 @@ static void *pump(void *arg)
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec > next.tv_sec + 1)
-            next = now; /* fell far behind (a stalled client): restart the grid */
+        /* Late by more than a period (a stalled client, a loaded machine):
+         * the grid restarts now. The ticks missed are not sent back to back:
+         * each sample holds the latest values, and the stream stays at
+         * rate_hz at most (a burst of a second's catch-up was 50 at once). */
+        if ((now.tv_sec - next.tv_sec) * 1000000000L + (now.tv_nsec - next.tv_nsec) > period_ns)
+            next = now;
         serve_collect(s);
         bool ended = atomic_load(&s->ended);
         if (ended && ended_sent)

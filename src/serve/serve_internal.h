@@ -74,6 +74,7 @@ struct rtcosim_serve {
     serve_applied *applied[2];
     _Atomic size_t applied_count[2];
     _Atomic uint64_t applied_dropped;
+    uint64_t ended_first; /* accepted, then the run ended before its next step (s->lock) */
     _Atomic int paused, stop, ended;
     bool started;
     int avoid_cpu; /* the paced thread's CPU, -1: none (rtcosim_serve_avoid_cpu) */

@@ -73,8 +73,9 @@ class DevTools:
         return r["result"].get("value")
 
 
-def launch(profile, size="1280,1000"):
-    """Debian's chromium, headless, with a fresh profile; its first page target."""
+def launch(profile, size="1280,1000", timeout=60):
+    """Debian's chromium, headless, with a fresh profile; its first page target
+    (an AssertionError when chromium has not shown one within `timeout` s)."""
     browser = subprocess.Popen([shutil.which("chromium"), "--headless", "--no-sandbox",
                                 "--disable-gpu", "--disable-quic", "--no-first-run",
                                 "--disable-background-networking", "--disable-component-update",
@@ -82,15 +83,36 @@ def launch(profile, size="1280,1000"):
                                 "--remote-debugging-port=0", f"--window-size={size}",
                                 "about:blank"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        return browser, DevTools(_page_target(browser, profile, timeout))
+    except BaseException:
+        browser.kill()
+        browser.wait()
+        raise
+
+
+def _page_target(browser, profile, timeout):
+    """The WebSocket URL of chromium's first page target. Chromium writes its
+    port when it listens; a loaded machine may take many seconds to start it:
+    wait for what is needed, up to `timeout` s."""
     port_file = os.path.join(profile, "DevToolsActivePort")
-    for _ in range(300):
-        if os.path.exists(port_file) and open(port_file).read().count("\n") >= 1:
-            break
+    deadline = time.monotonic() + timeout
+    while not (os.path.exists(port_file) and open(port_file).read().count("\n") >= 1):
+        if browser.poll() is not None:
+            raise AssertionError(f"chromium exited ({browser.returncode}) before it listened")
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"chromium wrote no {port_file} in {timeout:g} s")
         time.sleep(0.1)
     devtools_port = int(open(port_file).read().split()[0])
-    targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{devtools_port}/json/list"))
-    page = next(t for t in targets if t["type"] == "page")
-    return browser, DevTools(page["webSocketDebuggerUrl"])
+    while True:
+        targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{devtools_port}/json/list",
+                                                   timeout=30))
+        page = next((t for t in targets if t["type"] == "page"), None)
+        if page:
+            return page["webSocketDebuggerUrl"]
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"chromium showed no page target in {timeout:g} s: {targets}")
+        time.sleep(0.1)
 
 
 def screenshot(dt, path):

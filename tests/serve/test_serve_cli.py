@@ -15,9 +15,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from waiting import wait_for  # noqa: E402
 
 RTCOSIM, NODE = sys.argv[1], sys.argv[2]
 CONNECTORS = ('<ssd:Connectors><ssd:Connector name="CAN.Tx_Data" kind="output"/>'
@@ -53,7 +55,7 @@ def call(port, path, body=None):
                                  headers={"Content-Type": "application/json"},
                                  method="GET" if body is None else "POST")
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=30) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())
@@ -61,11 +63,12 @@ def call(port, path, body=None):
 
 def events(tmp):
     proc, port = start(["events", "--stop-time", "100000", "--serve", "0", "-q"], tmp)
-    time.sleep(1.5)
-    status, v = call(port, "/api/values")
+    status, v = wait_for("the events run's time past 0", lambda: call(port, "/api/values"),
+                         lambda r: r[0] != 200 or (r[1]["time"] or 0) > 0)
     assert status == 200 and v["time"] > 0, v
     assert set(v["values"]) == {"simulated_time", "can0.frames"}, v
-    status, st = call(port, "/api/stats")
+    status, st = wait_for("the bus's frames per second above 0", lambda: call(port, "/api/stats"),
+                          lambda r: r[0] != 200 or r[1]["can"][0]["frames_per_s"] > 0)
     assert st["can"][0]["bus"] == "can0" and st["can"][0]["frames_per_s"] > 0, st
     status, info = call(port, "/api/info")
     assert info["mode"] == "events" and info["controls"] == ["stop"], info
@@ -87,7 +90,14 @@ def demo(tmp):
     assert "fed by a connection" in r["error"], r
     status, r = call(port, "/api/set", {"name": "ecu.kp", "value": 0.25})
     assert status == 200, r
-    time.sleep(1)
+    # Accepted is not yet applied (at the next frame): stop once it is, and
+    # once a frame is logged (a demo stopped before its first frame says so
+    # and plots nothing).
+    status, st = wait_for("the demo to apply the tuning and log a frame",
+                          lambda: call(port, "/api/stats"),
+                          lambda r: r[0] != 200 or (r[1]["tuning_applied"] >= 1 and
+                                                    r[1]["frames"] >= 1))
+    assert status == 200 and st["tuning_applied"] == 1, st
     assert call(port, "/api/stop", {})[0] == 200
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
@@ -107,9 +117,11 @@ def can_bus(tmp):
                 '</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n')
     proc, port = start(["run", "nodes.ssd", "--can-bus", "can0=a.CAN,b.CAN", "--step-size", "0.001",
                         "--stop-time", "100000", "--serve", "0", "-q", "--output-file", "n.csv"], tmp)
-    time.sleep(1.5)
-    status, st = call(port, "/api/stats")
-    assert st["can"][0]["bus"] == "can0" and st["can"][0]["frames"] > 0, st
+    status, st = wait_for("the bus's frames and frames per second above 0",
+                          lambda: call(port, "/api/stats"),
+                          lambda r: r[0] != 200 or (r[1]["can"][0]["frames"] > 0 and
+                                                    r[1]["can"][0]["frames_per_s"] > 0))
+    assert status == 200 and st["can"][0]["bus"] == "can0" and st["can"][0]["frames"] > 0, st
     assert st["can"][0]["frames_per_s"] > 0, st
     assert call(port, "/api/stop", {})[0] == 200
     out, err = proc.communicate(timeout=60)

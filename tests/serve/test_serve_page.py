@@ -2,9 +2,10 @@
 """The live view's page in a real browser: Debian's chromium, headless,
 driven over its DevTools protocol (a WebSocket; the client below is the
 standard library's sockets), loads the page of a running real-time system
-and, after a few seconds, shows each variable in its data-variable element,
-values that changed many times, plots with points drawn, the lateness
-histogram filled; tuning from the page's own form reaches the run.
+and shows each variable in its data-variable element, values that changed
+many times, plots with points drawn, the lateness histogram filled; tuning
+from the page's own form reaches the run. Each check waits for the page to
+get there (a loaded machine may take seconds), up to a generous deadline.
 Exit 77 (skipped) only when chromium is not installed.
 
 usage: test_serve_page.py RTCOSIM DAHLQUIST_FMU [SCREENSHOT.png]"""
@@ -14,10 +15,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import devtools  # noqa: E402
+from waiting import wait_for  # noqa: E402
 
 RTCOSIM, FMU = sys.argv[1], sys.argv[2]
 SHOT = sys.argv[3] if len(sys.argv) > 3 else None
@@ -41,7 +43,7 @@ def main():
 </ssd:SystemStructureDescription>
 """)
         run = subprocess.Popen([RTCOSIM, "run", "decay.ssd", "--real-time", "--step-size", "0.001",
-                                "--stop-time", "60", "--start-value", "plant.k", "0.2",
+                                "--stop-time", "600", "--start-value", "plant.k", "0.2",
                                 "--serve", "0", "-q", "--output-file", "out.csv"],
                                cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         m = re.search(r"live view: (http://127\.0\.0\.1:(\d+)/)", run.stderr.readline())
@@ -51,36 +53,47 @@ def main():
         browser, dt = devtools.launch(os.path.join(tmp, "profile"))
         dt.call("Page.enable")
         dt.call("Page.navigate", url=url)
-        # The page is up when its table is (a loaded machine may take seconds).
-        for _ in range(300):
-            if dt.js("document.querySelector('[data-variable=\"plant.x\"]') !== null"):
-                break
-            time.sleep(0.1)
-        time.sleep(4)
-        cell = dt.js("(() => { const c = document.querySelector('[data-variable=\"plant.x\"]');"
-                     " return c ? [c.textContent, Number(c.dataset.changes || 0)] : null; })()")
-        assert cell, "no element with data-variable=\"plant.x\""
-        first = float(cell[0])
-        print("plant.x shown as", cell[0], "after", cell[1], "changes")
-        assert cell[1] >= 20, cell  # 50 Hz for 4 s on an idle machine; 20 on a loaded one
-        points = dt.js("[...document.querySelectorAll('#plots canvas')].map(c => Number(c.dataset.points))")
-        assert points and points[0] >= 20, points
-        # Pixels drawn on the plot: not just a blank canvas.
-        inked = dt.js("(() => { const c = document.querySelector('#plots canvas');"
-                      " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
-                      " let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i]) n++; return n; })()")
-        assert inked > 1000, inked
-        frames = dt.js("Number(document.getElementById('histogram').dataset.frames || 0)")
-        assert frames >= 1000, frames
-        assert dt.js("document.getElementById('state').textContent") == "running"
+        # The page is up when its table is.
+        wait_for("an element with data-variable=\"plant.x\"",
+                 lambda: dt.js("document.querySelector('[data-variable=\"plant.x\"]') !== null"))
+        # What the stream has shown so far: plant.x's text and how many times
+        # it changed, the points of the plots and their pixels inked (not just
+        # a blank canvas), the frames in the lateness histogram, the state.
+        page = wait_for(
+            "plant.x changed 20 times, 20 points plotted and inked, 1000 frames in the histogram",
+            lambda: dt.js(
+                "(() => { const c = document.querySelector('[data-variable=\"plant.x\"]');"
+                " const p = document.querySelector('#plots canvas');"
+                " let inked = 0;"
+                " if (p) { const d = p.getContext('2d').getImageData(0, 0, p.width, p.height).data;"
+                "          for (let i = 3; i < d.length; i += 4) if (d[i]) inked++; }"
+                " return {text: c.textContent, changes: Number(c.dataset.changes || 0),"
+                "   points: [...document.querySelectorAll('#plots canvas')].map(c => Number(c.dataset.points)),"
+                "   inked: inked,"
+                "   frames: Number(document.getElementById('histogram').dataset.frames || 0),"
+                "   state: document.getElementById('state').textContent}; })()"),
+            lambda p: (p["changes"] >= 20 and p["points"] and p["points"][0] >= 20
+                       and p["inked"] > 1000 and p["frames"] >= 1000),
+            interval=0.2)
+        first = float(page["text"])
+        print("plant.x shown as", page["text"], "after", page["changes"], "changes;",
+              page["points"], "points,", page["inked"], "pixels inked,", page["frames"], "frames")
+        assert page["state"] == "running", page
         # Tune from the page's own form; x's decay speeds up: k 0.2 -> 3.
         dt.js("document.getElementById('tune-name').value = 'plant.k';"
               "document.getElementById('tune-value').value = '3';"
               "document.getElementById('tune-set').click(); true")
-        time.sleep(1.5)
-        later = float(dt.js("document.querySelector('[data-variable=\"plant.x\"]').textContent"))
-        assert later < first, (first, later)
-        assert dt.js("document.querySelector('#tuned td') && document.querySelector('#tuned td').textContent") == "plant.k"
+        # The page lists the request once the view accepted it, and the
+        # stream's statistics count it once the run applied it.
+        wait_for("the page to list the request in #tuned",
+                 lambda: dt.js("document.querySelector('#tuned td') && "
+                               "document.querySelector('#tuned td').textContent"),
+                 lambda name: name == "plant.k")
+        wait_for("the stream to say the run applied the request (stats.tuning_applied)",
+                 lambda: dt.js("lastStats && lastStats.tuning_applied"), lambda n: n and n >= 1)
+        wait_for(f"plant.x shown below {first}",
+                 lambda: float(dt.js("document.querySelector('[data-variable=\"plant.x\"]').textContent")),
+                 lambda later: later < first)
         if SHOT:
             devtools.screenshot(dt, SHOT)
             print("screenshot in", SHOT)

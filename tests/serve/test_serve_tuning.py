@@ -20,8 +20,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+import urllib.error
 import urllib.request
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from waiting import wait_for  # noqa: E402
 
 RTCOSIM, FMU = sys.argv[1], sys.argv[2]
 H = 0.001
@@ -44,6 +47,7 @@ def ssd(path):
 def start(args, cwd):
     proc = subprocess.Popen([RTCOSIM] + args, cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+    started.append(proc)
     line = proc.stderr.readline()
     m = re.search(r"live view: http://127\.0\.0\.1:(\d+)/", line)
     assert m, "no live view line: " + line
@@ -56,7 +60,7 @@ def call(port, path, body=None):
                                  data=None if body is None else json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"},
                                  method="GET" if body is None else "POST")
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
 
 
@@ -101,11 +105,19 @@ def real_time(tmp):
     proc, port = start(["run", "decay.ssd", "--real-time", "--step-size", "0.001",
                         "--stop-time", "1.5", "--serve", "0", "-q", "--rt-report", "report",
                         "--output-file", "rt.csv"], tmp)
-    time.sleep(0.5)
+    # k is set once the run is past 0.1 s (the step is not at its start); the
+    # run's time is at least the sample's.
+    wait_for("the real-time run past t = 0.1 s", lambda: call(port, "/api/values"),
+             lambda v: v["time"] is not None and v["time"] > 0.1)
+    # The one deadline left: the request must reach the run within its 1.5 s
+    # (a longer run drifts past the 1e-12 below: the difference between the
+    # FMU's recurrence and pow grows with the steps, 1.1e-12 at t = 2.4 s).
     reply = call(port, "/api/set", {"name": "plant.k", "value": 4})
     assert reply["ok"] is True, reply
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
+    assert os.path.exists(os.path.join(tmp, "rt.tuning.csv")), \
+        "the run ended before it applied k (no rt.tuning.csv):\n" + out
     tuning = read_tuning(os.path.join(tmp, "rt.tuning.csv"))
     assert len(tuning) == 1 and tuning[0][1] == "plant.k" and tuning[0][2] == 4.0, tuning
     assert read_tuning(os.path.join(tmp, "report", "tuning.csv")) == tuning
@@ -121,22 +133,35 @@ def offline(tmp):
                         "--start-value", "plant.k", "0.001", "--output-interval", "0.5",
                         "--serve", "0", "-q", "--output-file", "off.csv"], tmp)
     assert call(port, "/api/pause", {})["state"] == "paused"
-    time.sleep(0.3)
-    a = call(port, "/api/values")
-    time.sleep(0.3)
-    b = call(port, "/api/values")
-    assert a["state"] == "paused" and a["time"] == b["time"], (a, b)
+    # Time stands still: two samples the server took at different wall times
+    # (its "wall") carry the same simulated time (the run waits at a step).
+    seen = []
+
+    def last_two():
+        seen.append(call(port, "/api/values"))
+        return seen[-2:]
+
+    def stands_still(pair):
+        return (len(pair) == 2 and all(v["state"] == "paused" and v["time"] is not None
+                                       for v in pair)
+                and pair[1]["wall"] > pair[0]["wall"] and pair[0]["time"] == pair[1]["time"])
+    a, b = wait_for("two samples at one simulated time while paused", last_two, stands_still,
+                    interval=0.1)
     assert call(port, "/api/set", {"name": "plant.k", "value": 0.003})["ok"]
     bad = urllib.request.Request(f"http://127.0.0.1:{port}/api/set",
                                  data=b'{"name":"plant.x0","value":2}',
                                  headers={"Content-Type": "application/json"}, method="POST")
     try:
-        urllib.request.urlopen(bad, timeout=10)
+        urllib.request.urlopen(bad, timeout=30)
         raise AssertionError("x0 accepted")
     except urllib.error.HTTPError as e:
         assert e.code == 400 and json.loads(e.read())["name"] == "plant.x0"
+    c = call(port, "/api/values")
+    assert c["state"] == "paused" and c["time"] == a["time"], (a, c)
     call(port, "/api/resume", {})
-    time.sleep(0.3)
+    # Rows after the tuning (one every 0.5 s): the run goes 2 s past it.
+    wait_for("the resumed run 2 s past the pause", lambda: call(port, "/api/values"),
+             lambda v: v["state"] == "running" and v["time"] >= a["time"] + 2)
     call(port, "/api/stop", {})
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
@@ -149,6 +174,9 @@ def offline(tmp):
     check(read_rows(os.path.join(tmp, "off.csv")), 0.001, 0.003, t1, 1e-8)
 
 
+started = []
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rtcosim-serve-")
     try:
@@ -156,6 +184,10 @@ def main():
         real_time(tmp)
         offline(tmp)
     finally:
+        for proc in started:  # a failed check leaves no run behind
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         shutil.rmtree(tmp)
 
 
