@@ -487,6 +487,12 @@ static rtcosim_status op_terminate_unlocked(void *self, rtcosim_error *err)
 {
     remote *r = self;
     rtcosim_status st;
+    /* A slave that left a request unanswered is most likely gone: two tries
+     * each, as the best-effort cleanup of a free, not the whole request
+     * budget per PDU (with the defaults 2 s for STC_stop, then as long for
+     * STC_deregister, after the run had already failed). */
+    if (r->unanswered && r->cfg.attempts > 2)
+        r->cfg.attempts = 2;
     if ((st = dcp_remote_stc(r, RTCOSIM_DCP_STC_STOP, 0, err)) != RTCOSIM_OK ||
         (st = dcp_remote_await(r, RTCOSIM_DCP_STOPPED, false, err)) != RTCOSIM_OK ||
         (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DEREGISTER, 0, RTCOSIM_DCP_ALIVE, err)) != RTCOSIM_OK)

@@ -53,6 +53,8 @@ typedef struct remote {
     uint32_t outputs_missed; /* in a row, hold_lost_outputs */
     uint16_t out_last_seq;
     uint16_t last_nack;  /* error code of the last RSP_nack */
+    bool unanswered;     /* a request went unanswered (or the connection closed): the
+                          * slave is gone, so ending the session is best effort */
     uint8_t op_mode;     /* RTCOSIM_DCP_OP_NRT or _SRT, as registered */
     rtcosim_time_ns tick_ns; /* CFG_time_res in ns (cfg.time_res_*; 1 by default) */
     /* SRT: the slave runs on its own clock from the first do_step (STC_run);

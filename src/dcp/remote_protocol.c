@@ -150,11 +150,13 @@ rtcosim_status dcp_remote_request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu
     for (uint32_t attempt = 0; attempt < r->cfg.attempts; attempt++) {
         rtcosim_time_ns deadline = dcp_now_ns() + r->cfg.retry_ns;
         for (rtcosim_time_ns now = dcp_now_ns(); now < deadline; now = dcp_now_ns()) {
-            if (!dcp_link_peer_open(&r->link, &r->peer))
+            if (!dcp_link_peer_open(&r->link, &r->peer)) {
+                r->unanswered = true;
                 return rtcosim_error_set(err, RTCOSIM_EIO,
                                          "DCP slave %s:%u closed the TCP connection (%s unanswered)",
                                          r->host, (unsigned)r->cfg.port,
                                          rtcosim_dcp_pdu_type_name(p->type));
+            }
             rtcosim_dcp_pdu in;
             if (!dcp_remote_pump(r, deadline - now, &in) || in.seq_id != p->seq_id)
                 continue;
@@ -178,6 +180,7 @@ rtcosim_status dcp_remote_request(remote *r, rtcosim_dcp_pdu *p, rtcosim_dcp_pdu
         if (attempt + 1 < r->cfg.attempts && (st = send_raw(r, p, &size, err)) != RTCOSIM_OK)
             return st;
     }
+    r->unanswered = true;
     return rtcosim_error_set(err, RTCOSIM_ETIMEOUT, "DCP slave %s:%u did not answer %s",
                              r->host, (unsigned)r->cfg.port, rtcosim_dcp_pdu_type_name(p->type));
 }
