@@ -248,8 +248,11 @@ def test_a_column_named_like_a_pattern_is_itself_everywhere(cli, tmp_path):
         want = len(set(expected(["y[2]", "y2"], *[n for n in names if n not in ("y[2]",)]) +
                        [n for n in names if n == "y[2]"]))
         assert r.returncode == 0 and f"MATCHES: {want} of {want} variable" in r.stdout, (names, r)
-    # text columns alone: nothing convert writes
-    none = str(tmp_path / "none.csv")
+    # a text column alone: kept in a CSV; nothing a MAT file would hold
+    text = str(tmp_path / "text.csv")
+    r = subprocess.run([cli, "convert", path, text, "lab*"], capture_output=True, text=True)
+    assert r.returncode == 0 and header(text) == ["time", "label"], r.stderr
+    none = str(tmp_path / "none.mat")
     r = subprocess.run([cli, "convert", path, none, "lab*"], capture_output=True, text=True)
     assert r.returncode == 1 and "no numeric variable to convert (1 column of text" in r.stderr
     assert not os.path.exists(none)
