@@ -9,6 +9,7 @@
 
 #include "can_decode.h"
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/log.h"
 #include "rtcosim/plot.h"
 #include "rtcosim/results.h"
@@ -325,8 +326,8 @@ int can_decode_plot(decoder *d, const char *output, const char *log_path)
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigprocmask(SIG_BLOCK, &block, &old_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    cli_sigaction_unless_ignored(SIGINT, &sa, &old_int);
+    cli_sigaction_unless_ignored(SIGTERM, &sa, &old_term);
     snprintf(plot_dir, sizeof plot_dir, "%s/rtcosim-can-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(plot_dir)) {
         sigaction(SIGINT, &old_int, NULL);

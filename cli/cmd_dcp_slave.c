@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "rtcosim/dcp.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/native.h"
@@ -156,8 +157,8 @@ static int run(int argc, char **argv)
     fflush(stdout);
     running = slave;
     struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_sigaction_unless_ignored(SIGINT, &sa, NULL);
+    cli_sigaction_unless_ignored(SIGTERM, &sa, NULL);
     rtcosim_status st = rtcosim_dcp_slave_run(slave, &err);
     running = NULL;
     printf("DCP slave stopped after %u session(s)\n", rtcosim_dcp_slave_sessions(slave));

@@ -118,6 +118,17 @@ static void on_stop_grace(int signo)
     _exit(128 + (stop == SIGINT || stop == SIGHUP ? stop : SIGTERM));
 }
 
+void cli_sigaction_unless_ignored(int signo, const struct sigaction *sa, struct sigaction *old)
+{
+    struct sigaction now;
+    if (sigaction(signo, NULL, &now) == 0 && now.sa_handler == SIG_IGN) {
+        if (old)
+            *old = now;
+        return;
+    }
+    sigaction(signo, sa, old);
+}
+
 void cli_signals_install(void)
 {
     struct sigaction sa;
@@ -129,10 +140,12 @@ void cli_signals_install(void)
     sa.sa_flags = SA_RESTART;
     atomic_store(&cli_stop_signal, 0);
     rtcosim_isolate_clear_interrupt();
-    sigaction(SIGINT, &sa, &previous_int);
-    sigaction(SIGTERM, &sa, &previous_term);
+    /* (an ignored one stays ignored: `nohup rtcosim run ... &` runs on after
+     * the terminal closes, a script's background job ignores Ctrl-C) */
+    cli_sigaction_unless_ignored(SIGINT, &sa, &previous_int);
+    cli_sigaction_unless_ignored(SIGTERM, &sa, &previous_term);
     /* a closed terminal ends the run as SIGTERM does, its results kept */
-    sigaction(SIGHUP, &sa, &previous_hup);
+    cli_sigaction_unless_ignored(SIGHUP, &sa, &previous_hup);
     /* The grace timer signals this (the running) thread, whose component
      * call it looks at (the call marks are per thread). */
     struct sigaction grace;

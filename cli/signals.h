@@ -11,6 +11,7 @@
 
 #define CLI_STOP_GRACE_S 5
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -23,6 +24,10 @@ extern atomic_int cli_stop_signal;
  * stops the run as SIGTERM does; the previous ones are restored by
  * cli_signals_restore). */
 void cli_signals_install(void);
+/* sigaction(signo, sa, old), unless signo is ignored (SIG_IGN inherited:
+ * nohup's SIGHUP, SIGINT of a job a script started with &), which stays
+ * so, as the caller asked of its parent; *old is the disposition either way. */
+void cli_sigaction_unless_ignored(int signo, const struct sigaction *sa, struct sigaction *old);
 void cli_signals_restore(void);
 /* After cli_signals_install: the first signal already writes the buffered
  * rows and a line naming `what`, then exits (128 + signal). For a run over

@@ -33,6 +33,10 @@ typedef struct child {
     char out[512], err[512];
 } child;
 
+/* spawn's children start with SIGHUP and SIGINT ignored (nohup, a script's
+ * background job) when set; with the default dispositions else. */
+static bool ignore_hangup_and_interrupt;
+
 /* Start the CLI with args (NULL-terminated); stdout and stderr to files in
  * dir, TMPDIR = dir/tmp (so that extracted FMUs are seen there). */
 static child spawn(const char *dir, const char *const *args)
@@ -61,9 +65,15 @@ static child spawn(const char *dir, const char *const *args)
         dup2(fe, 2);
         setenv("TMPDIR", tmp, 1);
         /* Default dispositions whatever started the test: a shell's
-         * background job ignores SIGINT, and the CLI would inherit that. */
+         * background job ignores SIGINT, nohup SIGHUP, and the CLI keeps
+         * an ignored one ignored. */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        if (ignore_hangup_and_interrupt) {
+            signal(SIGHUP, SIG_IGN);
+            signal(SIGINT, SIG_IGN);
+        }
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
@@ -285,6 +295,36 @@ static void sigint_finalizes(const char *name, const char *magic)
     last = strrchr(text, '\n') + 1;
     assert_true(strtod(last, NULL) == t_end);
     free(text);
+    tu_drop_dir(dir);
+}
+
+/* `nohup rtcosim simulate ... &`: started with SIGHUP and SIGINT ignored,
+ * the run keeps them ignored (a closed terminal or a Ctrl-C meant for the
+ * shell's foreground job does not end it); SIGTERM still stops it, rows
+ * kept. Truth: the first signal the CLI names is SIGTERM, sent after the
+ * other two (which, caught, would have been the first: exit 129 or 130). */
+static void an_ignored_hangup_or_interrupt_stays_ignored(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/nohup.csv", dir);
+    const char *args[] = {"simulate", RTCOSIM_FMU_DAHLQUIST_FMI2, "--stop-time", "1e7",
+                          "--output-interval", "0.001", "--output-file", out, "-q", NULL};
+    ignore_hangup_and_interrupt = true;
+    child c = spawn(dir, args);
+    ignore_hangup_and_interrupt = false;
+    wait_for_size(out, 100000); /* the handlers are in place well before */
+    assert_false(catches(c.pid, SIGHUP));
+    assert_false(catches(c.pid, SIGINT));
+    assert_true(catches(c.pid, SIGTERM));
+    kill(c.pid, SIGHUP);
+    kill(c.pid, SIGINT);
+    kill(c.pid, SIGTERM);
+    assert_int_equal(wait_exit(c.pid), 128 + SIGTERM);
+    const char *err = tu_read_file(c.err, NULL);
+    if (!strstr(err, "interrupted by SIGTERM"))
+        fail_msg("stderr: %s", err);
     tu_drop_dir(dir);
 }
 
@@ -797,6 +837,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(simulate_sigint_keeps_rows_and_removes_the_extracted_fmu),
+        cmocka_unit_test(an_ignored_hangup_or_interrupt_stays_ignored),
         cmocka_unit_test(simulate_sigint_finalizes_an_mf4_result),
         cmocka_unit_test(simulate_sigint_finalizes_a_mat_result),
         cmocka_unit_test(offline_run_sigterm_keeps_rows_and_prints_the_summary),

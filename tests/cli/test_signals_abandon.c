@@ -50,6 +50,7 @@ static void interrupted(const char *out, bool existed, bool renamed, char *said,
     assert_true(pid >= 0);
     if (pid == 0) {
         dup2(pipefd[1], STDERR_FILENO);
+        signal(SIGINT, SIG_DFL); /* (an ignored one, inherited, stays ignored) */
         cli_signals_install();
         cli_signals_abandon_on_first("plot", out);
         if (renamed) {

@@ -1,9 +1,19 @@
 """Shared fixtures: the build's CLI and FMUs, and a private temporary directory."""
 import os
 import shutil
+import signal
 import tempfile
 
 import pytest
+
+# The CLI keeps a signal ignored that it started with ignored (nohup's SIGHUP,
+# SIGINT of a job a script started with &), and children inherit an ignored
+# one: the tests that signal the CLI give it the defaults whatever started
+# pytest (Python's own SIGINT handler is reset on exec).
+signal.signal(signal.SIGINT, signal.default_int_handler)
+for _signo in (signal.SIGHUP, signal.SIGTERM):
+    if signal.getsignal(_signo) == signal.SIG_IGN:
+        signal.signal(_signo, signal.SIG_DFL)
 
 
 @pytest.fixture
