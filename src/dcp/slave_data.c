@@ -294,7 +294,9 @@ uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s)
     uint32_t rt_steps = 0;
     for (size_t i = 0; i < s->n_ids; i++) {
         dcp_data_id *d = &s->ids[i];
-        if (!d->is_output)
+        /* (an output id with no output is CFG_steps for an input's id, as
+         * a master may send them; DCPLib's slave takes it: nothing to send) */
+        if (!d->is_output || d->count == 0)
             continue;
         if (!d->has_target)
             return RTCOSIM_DCP_ERR_INCOMPLETE_CONFIG_NW_INFO_OUTPUT;

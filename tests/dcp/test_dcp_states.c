@@ -284,6 +284,10 @@ static void configure(master *m)
         {.type = RTCOSIM_DCP_CFG_INPUT, .data_id = 2, .pos = 0, .value_reference = 1,
          .source_data_type = RTCOSIM_DCP_FLOAT64},
         {.type = RTCOSIM_DCP_CFG_SCOPE, .data_id = 2, .scope = 0},
+        /* steps for an input's data id too, as a master may send them
+         * (DCPLib's slave takes them; it needs them for outputs only): no
+         * output of that id, nothing missing at STC_prepare */
+        {.type = RTCOSIM_DCP_CFG_STEPS, .data_id = 2, .steps = 1},
         {.type = RTCOSIM_DCP_CFG_SOURCE_NETWORK_INFORMATION, .data_id = 2,
          .transport_protocol = RTCOSIM_DCP_UDP_IPV4, .port = m->slave_port, .ip_address = 0x7F000001},
     };
