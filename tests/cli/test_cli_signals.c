@@ -315,13 +315,16 @@ static void an_ignored_hangup_or_interrupt_stays_ignored(void **state)
     child c = spawn(dir, args);
     ignore_hangup_and_interrupt = false;
     wait_for_size(out, 100000); /* the handlers are in place well before */
-    assert_false(catches(c.pid, SIGHUP));
-    assert_false(catches(c.pid, SIGINT));
-    assert_true(catches(c.pid, SIGTERM));
+    bool hup = catches(c.pid, SIGHUP), intr = catches(c.pid, SIGINT),
+         term = catches(c.pid, SIGTERM);
     kill(c.pid, SIGHUP);
     kill(c.pid, SIGINT);
     kill(c.pid, SIGTERM);
-    assert_int_equal(wait_exit(c.pid), 128 + SIGTERM);
+    int rc = wait_exit(c.pid); /* (before any assertion: no run left behind) */
+    assert_false(hup);
+    assert_false(intr);
+    assert_true(term);
+    assert_int_equal(rc, 128 + SIGTERM);
     const char *err = tu_read_file(c.err, NULL);
     if (!strstr(err, "interrupted by SIGTERM"))
         fail_msg("stderr: %s", err);
