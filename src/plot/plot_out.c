@@ -10,6 +10,7 @@
 
 #include "plot/plot_out.h"
 #include "results/part_file.h"
+#include "util/write_target.h"
 
 static ssize_t out_write(void *cookie, const char *buf, size_t size)
 {
@@ -49,6 +50,8 @@ static void drop_part(plot_out *o, bool remove)
     result_part_unregister(o->part_slot);
     free(o->part);
     o->part = NULL;
+    free(o->target);
+    o->target = NULL;
 }
 
 rtcosim_status plot_out_open(plot_out *o, const char *path, rtcosim_error *err)
@@ -58,10 +61,15 @@ rtcosim_status plot_out_open(plot_out *o, const char *path, rtcosim_error *err)
     /* a device or a pipe (/dev/stdout) is written in place, without a part file */
     bool in_place = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
     if (!in_place) {
-        size_t n = strlen(path);
-        if (!(o->part = malloc(n + sizeof ".part")))
+        if (!(o->target = util_write_target(path)))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-        memcpy(o->part, path, n);
+        size_t n = strlen(o->target);
+        if (!(o->part = malloc(n + sizeof ".part"))) {
+            free(o->target);
+            o->target = NULL;
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        }
+        memcpy(o->part, o->target, n);
         memcpy(o->part + n, ".part", sizeof ".part");
         /* registered first: a signal from here on finds it to remove */
         o->part_slot = result_part_register(o->part);
@@ -89,7 +97,7 @@ rtcosim_status plot_out_finish(plot_out *o, const char *path, rtcosim_error *err
     o->stream = NULL;
     if (close(o->fd) != 0 && !o->error)
         o->error = errno;
-    if (!o->error && o->part && rename(o->part, path) != 0)
+    if (!o->error && o->part && rename(o->part, o->target) != 0)
         o->error = errno;
     drop_part(o, o->error != 0); /* a truncated image is no result */
     if (!o->error)

@@ -11,7 +11,8 @@
 #include "rtcosim/status.h"
 
 typedef struct plot_out {
-    char *part;    /* PATH.part, written and renamed to PATH when whole */
+    char *part;    /* TARGET.part, written and renamed to TARGET when whole */
+    char *target;  /* PATH, or the file a symbolic link at PATH leads to (the link stays) */
     int part_slot; /* (result_part_register: a second Ctrl-C removes it) */
     int fd;
     int error;   /* the first write's errno, 0 while all went */

@@ -31,6 +31,7 @@
 #include "part_file.h"
 #include "result_csv.h"
 #include "rtcosim/log.h"
+#include "util/write_target.h"
 
 enum { KIND_TEXT, KIND_F64, KIND_F32, KIND_SIGNED, KIND_UNSIGNED, KIND_BOOL };
 
@@ -280,8 +281,10 @@ void mat_stream_patch(const mat_stream *m, int fd, uint64_t rows)
 static rtcosim_status rewrite(const mat_stream *m, int fd, const char *path, uint64_t rows,
                               rtcosim_error *err)
 {
-    size_t len = strlen(path) + sizeof ".part";
-    char *part = malloc(len);
+    /* (a symbolic link at path: its target is rewritten, the link stays) */
+    char *target = util_write_target(path);
+    size_t len = (target ? strlen(target) : 0) + sizeof ".part";
+    char *part = target ? malloc(len) : NULL;
     mat_entry *entries = calloc(m->n + 1, sizeof *entries);
     /* per data_2 row: >= 0 its place in the old rows, < 0 a parameter's */
     long *source = calloc(m->n + 2, sizeof *source);
@@ -314,7 +317,7 @@ static rtcosim_status rewrite(const mat_stream *m, int fd, const char *path, uin
         data1[n1] = m->data1[m->n1];
         for (size_t p = 0; p < m->nparams; p++)
             held[p] = m->data1[1 + p];
-        snprintf(part, len, "%s.part", path);
+        snprintf(part, len, "%s.part", target);
     }
     /* (a second Ctrl-C removes it) */
     int slot = st == RTCOSIM_OK ? result_part_register(part) : -1;
@@ -356,13 +359,14 @@ static rtcosim_status rewrite(const mat_stream *m, int fd, const char *path, uin
     }
     if (to >= 0 && close(to) != 0 && st == RTCOSIM_OK)
         st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot write: %s", part, strerror(errno));
-    if (st == RTCOSIM_OK && rename(part, path) != 0)
-        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot rename to %s: %s", part, path,
+    if (st == RTCOSIM_OK && rename(part, target) != 0)
+        st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot rename to %s: %s", part, target,
                                strerror(errno));
     if (st != RTCOSIM_OK && mat)
         (void)unlink(part); /* (made: the file's first matrices were written) */
     result_part_unregister(slot);
     free(part);
+    free(target);
     free(entries);
     free(source);
     free(data1);

@@ -23,6 +23,7 @@
 #include "results/part_file.h"
 #include "rtcosim/log.h"
 #include "util/le.h"
+#include "util/write_target.h"
 
 typedef struct stream_column {
     uint8_t dtype, bytes;
@@ -199,11 +200,15 @@ static void refill_rows(void *context, uint8_t *rec, size_t first, size_t count)
 /* The file again with its records in DZ blocks, renamed over it. */
 static bool compress_copy(mdf_stream *m, int fd, const char *path, uint64_t rows)
 {
-    size_t len = strlen(path) + sizeof ".dz.part";
-    char *tmp = malloc(len);
-    if (!tmp)
+    /* (a symbolic link at path: its target is replaced, the link stays) */
+    char *target = util_write_target(path);
+    size_t len = (target ? strlen(target) : 0) + sizeof ".dz.part";
+    char *tmp = target ? malloc(len) : NULL;
+    if (!tmp) {
+        free(target);
         return false;
-    snprintf(tmp, len, "%s.dz.part", path);
+    }
+    snprintf(tmp, len, "%s.dz.part", target);
     int slot = result_part_register(tmp); /* (a second Ctrl-C removes it) */
     FILE *f = fopen(tmp, "wb");
     bool ok = f != NULL;
@@ -220,11 +225,12 @@ static bool compress_copy(mdf_stream *m, int fd, const char *path, uint64_t rows
          fwrite(link, 1, sizeof link, f) == sizeof link;
     if (f && fclose(f) != 0)
         ok = false;
-    ok = ok && rename(tmp, path) == 0;
+    ok = ok && rename(tmp, target) == 0;
     if (!ok)
         (void)unlink(tmp);
     result_part_unregister(slot);
     free(tmp);
+    free(target);
     return ok;
 }
 

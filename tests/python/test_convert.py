@@ -450,3 +450,37 @@ def test_text_columns_stay_in_a_csv(cli, tmpdir_private):
         r = run(cli, src, os.path.join(tmpdir_private, other))
         assert r.returncode == 0, r.stderr
         assert "left out 2 columns of text" in r.stderr, r.stderr
+
+
+def test_a_symbolic_link_at_the_output_stays_a_link(cli, tmpdir_private):
+    """Results finished through a temporary file and a rename (a plot; an .mf4
+    whose records are compressed at the end, past 1 MiB) go where a symbolic
+    link at the output path leads, and the link stays: `latest.svg ->
+    runs/plot.svg` is how a results folder points at the newest run. Also a
+    dangling link (the run's file not there yet)."""
+    runs = os.path.join(tmpdir_private, "runs")
+    os.mkdir(runs)
+    src = os.path.join(tmpdir_private, "d.csv")
+    with open(src, "w") as f:
+        f.write('"time","x"\n0,1\n1,2\n')
+    svg = os.path.join(tmpdir_private, "latest.svg")
+    os.symlink("runs/plot.svg", svg)  # dangling until the plot is written
+    r = subprocess.run([cli, "plot", src, "-o", svg], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert os.path.islink(svg) and os.readlink(svg) == "runs/plot.svg"
+    with open(os.path.join(runs, "plot.svg")) as f:
+        assert "<svg" in f.read(4096)
+    mf4 = os.path.join(tmpdir_private, "latest.mf4")
+    target = os.path.join(runs, "r.mf4")
+    with open(target, "w") as f:
+        f.write("an older run\n")
+    os.symlink(target, mf4)
+    r = subprocess.run([cli, "simulate", fmu("Dahlquist-fmi2.fmu"), "--stop-time", "20",
+                        "--output-interval", "1e-4", "-o", mf4], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert os.path.islink(mf4) and os.readlink(mf4) == target
+    back = os.path.join(tmpdir_private, "back.csv")
+    assert run(cli, mf4, back).returncode == 0
+    rows = rows_of(back)
+    assert len(rows) == 1 + 200_001 and rows[-1][0] == "20"
+    assert os.path.getsize(target) < 200_001 * 16  # its records compressed (DZ blocks)
