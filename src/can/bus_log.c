@@ -54,21 +54,16 @@ rtcosim_status can_bus_log_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns b
     if (!bus->stream)
         return RTCOSIM_OK;
     size_t held = can_bus_log_held(bus), n = 0;
-    while (n < held && bus->log[n].start < before)
+    rtcosim_status st = RTCOSIM_OK;
+    while (n < held && bus->log[n].start < before &&
+           (st = rtcosim_can_log_writer_add(bus->stream, &bus->log[n], err)) == RTCOSIM_OK)
         n++;
-    for (size_t i = 0; i < n; i++) {
-        rtcosim_status st = rtcosim_can_log_writer_add(bus->stream, &bus->log[i], err);
-        if (st != RTCOSIM_OK) {
-            /* what was written stays written; the file stays a log of it */
-            memmove(bus->log, bus->log + i, (held - i) * sizeof *bus->log);
-            bus->log_written += i;
-            return rtcosim_error_prefix(err, "can bus '%s': ", bus->name);
-        }
-    }
+    /* what was written is dropped (after a write error too: the file stays a
+     * log of it) */
     if (n)
         memmove(bus->log, bus->log + n, (held - n) * sizeof *bus->log);
     bus->log_written += n;
-    return RTCOSIM_OK;
+    return st == RTCOSIM_OK ? st : rtcosim_error_prefix(err, "can bus '%s': ", bus->name);
 }
 
 size_t rtcosim_can_bus_log_count(const rtcosim_can_bus *bus) { return can_bus_log_held(bus); }

@@ -40,9 +40,11 @@ static int out_close(void *cookie)
     return 0;
 }
 
-/* The part file dropped: removed (when `remove`), unregistered, freed. */
+/* The part file dropped: removed (when `remove`), unregistered, freed (and the target). */
 static void drop_part(plot_out *o, bool remove)
 {
+    free(o->target);
+    o->target = NULL;
     if (!o->part)
         return;
     if (remove)
@@ -50,8 +52,6 @@ static void drop_part(plot_out *o, bool remove)
     result_part_unregister(o->part_slot);
     free(o->part);
     o->part = NULL;
-    free(o->target);
-    o->target = NULL;
 }
 
 rtcosim_status plot_out_open(plot_out *o, const char *path, rtcosim_error *err)
@@ -65,8 +65,7 @@ rtcosim_status plot_out_open(plot_out *o, const char *path, rtcosim_error *err)
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         size_t n = strlen(o->target);
         if (!(o->part = malloc(n + sizeof ".part"))) {
-            free(o->target);
-            o->target = NULL;
+            drop_part(o, false);
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         }
         memcpy(o->part, o->target, n);

@@ -20,6 +20,7 @@
 #include "plot/plot_internal.h"
 #include "rtcosim/log.h"
 #include "rtcosim/results.h"
+#include "util/array.h"
 
 enum { STOP_EVERY = 4096 }; /* rows between looks at the stop function */
 
@@ -129,13 +130,8 @@ static rtcosim_status put_row(converting *c, double s, rtcosim_error *err)
         if (!is_text(c, i))
             continue;
         size_t n = strlen(c->row[i].s) + 1;
-        if (n > c->prev_text_cap[i]) {
-            char *grown = realloc(c->prev_text[i], n);
-            if (!grown)
-                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
-            c->prev_text[i] = grown;
-            c->prev_text_cap[i] = n;
-        }
+        if (!util_array_reserve(&c->prev_text[i], n - 1, &c->prev_text_cap[i], 1, 64))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", c->in);
         memcpy(c->prev_text[i], c->row[i].s, n);
         c->prev[i].s = c->prev_text[i];
     }

@@ -222,22 +222,23 @@ rtcosim_status mdf_bus_writer_add(mdf_bus_writer *w, const rtcosim_can_log_entry
     if (e->format == RTCOSIM_CAN_FORMAT_FD && w->record < 16 + 64)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: a CAN FD frame in a log announced "
                                  "without any", w->path);
-    if (w->unknown && !w->compressed && (w->written + 1) * w->record > MDF_DT_MAX &&
-        !to_dz_blocks(w))
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", w->path);
-    if (w->unknown && !w->compressed) {
-        if (!w->pending && !(w->pending = malloc(MDF_DT_MAX)))
+    if (w->unknown && !w->compressed) { /* held until MDF_DT_MAX bytes, then DZ blocks */
+        if ((w->written + 1) * w->record > MDF_DT_MAX) {
+            if (!to_dz_blocks(w))
+                return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed",
+                                         w->path);
+        } else if (!w->pending && !(w->pending = malloc(MDF_DT_MAX))) {
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", w->path);
-        put_frame(w->pending + w->written * w->record, w->record, e);
-        w->written++;
-        return RTCOSIM_OK;
+        }
     }
+    uint8_t one[16 + 64], *rec = w->compressed ? mdf_dz_row(&w->dz)
+                                 : w->pending ? w->pending + w->written * w->record
+                                              : one;
     w->written++;
-    uint8_t one[16 + 64], *rec = w->compressed ? mdf_dz_row(&w->dz) : one;
     if (!rec)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", w->path);
     put_frame(rec, w->record, e);
-    if (!w->compressed && fwrite(rec, 1, w->record, w->f) != w->record)
+    if (rec == one && fwrite(rec, 1, w->record, w->f) != w->record)
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the CAN log failed", w->path);
     return RTCOSIM_OK;
 }

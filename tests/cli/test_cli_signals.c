@@ -731,6 +731,32 @@ static void a_call_that_does_not_return_on_a_worker_thread_is_named(void **state
     tu_drop_dir(dir);
 }
 
+/* `rtcosim events --stop-time 1e6 --scheduler SCHEDULER --can-log LOG` in
+ * dir, SIGINT a second into its run (once its handler is in: a fixed delay
+ * from the start could signal before it on a loaded machine, killed with no
+ * summary): exit 130, "stopped by SIGINT"; the time it names and the frames
+ * its summary counts. */
+static double interrupted_events(const char *dir, const char *scheduler, const char *log,
+                                 long *frames)
+{
+    const char *args[] = {"events", "--stop-time", "1e6", "--scheduler", scheduler,
+                          "--can-log", log, NULL};
+    child c = spawn(dir, args);
+    wait_until(c.pid, catches_sigint, "catch SIGINT");
+    sleep_ms(1000);
+    kill(c.pid, SIGINT);
+    assert_int_equal(wait_exit(c.pid), 130);
+    const char *err = tu_read_file(c.err, NULL);
+    if (!strstr(err, "stopped by SIGINT"))
+        fail_msg("%s: stderr: %s", scheduler, err);
+    double t_end = reported_time(err, "at t = ");
+    assert_true(t_end > 0.1 && t_end < 1e6);
+    const char *bus = strstr(tu_read_file(c.out, NULL), "can bus");
+    assert_non_null(bus);
+    *frames = strtol(bus + strlen("can bus"), NULL, 10);
+    return t_end;
+}
+
 /* `rtcosim events --can-log F` ended by SIGINT, on each scheduler family:
  * exit 130, the summary of the run so far, and F holding the frames so far
  * (they were written only at the end before). Truth: the summary's frame
@@ -746,25 +772,8 @@ static void events_sigint_keeps_the_can_log_and_summary(void **state)
         char *dir = tu_make_dir();
         char log[512];
         snprintf(log, sizeof log, "%s/can.log", dir);
-        const char *args[] = {"events", "--stop-time", "1e6", "--scheduler", schedulers[k],
-                              "--can-log", log, NULL};
-        child c = spawn(dir, args);
-        /* The handler is installed once the vehicle is built, just before
-         * the run (a fixed delay from the start could signal before it on a
-         * loaded machine: killed, no summary); then let it run. */
-        wait_until(c.pid, catches_sigint, "catch SIGINT");
-        sleep_ms(1000);
-        kill(c.pid, SIGINT);
-        assert_int_equal(wait_exit(c.pid), 130);
-        char *err = strdup(tu_read_file(c.err, NULL));
-        if (!strstr(err, "stopped by SIGINT"))
-            fail_msg("%s: stderr: %s", schedulers[k], err);
-        double t_end = reported_time(err, "at t = ");
-        assert_true(t_end > 0.1 && t_end < 1e6);
-        char *out = strdup(tu_read_file(c.out, NULL));
-        const char *bus = strstr(out, "can bus");
-        assert_non_null(bus);
-        long frames = strtol(bus + strlen("can bus"), NULL, 10);
+        long frames;
+        double t_end = interrupted_events(dir, schedulers[k], log, &frames);
         size_t size;
         char *text = tu_read_file(log, &size);
         assert_true(size > 0 && text[size - 1] == '\n');
@@ -791,8 +800,6 @@ static void events_sigint_keeps_the_can_log_and_summary(void **state)
         if (labs(engine - expected) > 2)
             fail_msg("%s: %ld EngineData frames up to t = %g s, expected about %ld", schedulers[k],
                      engine, t_end, expected);
-        free(out);
-        free(err);
         tu_drop_dir(dir);
     }
 }
@@ -808,19 +815,8 @@ static void events_sigint_finishes_an_mdf_can_log(void **state)
     char *dir = tu_make_dir();
     char log[512];
     snprintf(log, sizeof log, "%s/can.mf4", dir);
-    const char *args[] = {"events", "--stop-time", "1e6", "--scheduler", "speculative",
-                          "--can-log", log, NULL};
-    child c = spawn(dir, args);
-    wait_until(c.pid, catches_sigint, "catch SIGINT");
-    sleep_ms(1000);
-    kill(c.pid, SIGINT);
-    assert_int_equal(wait_exit(c.pid), 130);
-    char *err = strdup(tu_read_file(c.err, NULL));
-    double t_end = reported_time(err, "at t = ");
-    assert_true(t_end > 0.1 && t_end < 1e6);
-    const char *bus = strstr(tu_read_file(c.out, NULL), "can bus");
-    assert_non_null(bus);
-    long frames = strtol(bus + strlen("can bus"), NULL, 10);
+    long frames;
+    double t_end = interrupted_events(dir, "speculative", log, &frames);
     rtcosim_can_log *read = NULL;
     rtcosim_error rerr = {0};
     if (rtcosim_can_log_read(log, &read, &rerr) != RTCOSIM_OK)
@@ -832,7 +828,6 @@ static void events_sigint_finishes_an_mdf_can_log(void **state)
         assert_true(r[i].time >= r[i - 1].time);
     assert_true(frames > 0 && rtcosim_time_to_seconds(r[frames - 1].time) <= t_end + 320e-6);
     rtcosim_can_log_free(read);
-    free(err);
     tu_drop_dir(dir);
 }
 
