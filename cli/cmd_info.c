@@ -63,6 +63,11 @@ static void usage(FILE *out)
                  "states and event indicators, read by loading it through that interface too: a\n"
                  "model exchange part that would not load (what simulate --interface-type me\n"
                  "refuses) is a warning, an error with --strict.\n\n"
+                 "The platforms the FMU holds binaries for (binaries/ folders, and sources) and\n"
+                 "the binary loaded are shown. An FMU whose binary cannot be used here (built\n"
+                 "for another platform, a library that does not load or lacks an FMI function)\n"
+                 "is described from its modelDescription.xml with a warning saying why, as\n"
+                 "FMPy's info does; --strict makes that an error.\n\n"
                  "FMI 1.0: the interface (model exchange, co-simulation stand-alone or tool) and\n"
                  "the number of negatedAlias variables are shown; a negated alias is listed with\n"
                  "a value reference of rtcosim's own (it reads and writes minus its base).\n\n"
@@ -252,10 +257,15 @@ static void print_extras(const rtcosim_component *c, const rtcosim_fmu_extras *x
  * when another interface was loaded, and a model exchange part that would
  * not load (a broken numberOfEventIndicators, no modelIdentifier: what
  * `simulate --interface-type me` refuses) is a warning here, an error with
- * --strict. Returns the exit code so far (0, or cli_fail's). */
+ * --strict; its counts come from the description when its binary cannot
+ * be used. main_failure: why the loaded interface's binary cannot be used
+ * (the FMU was described from its XML), or NULL; the same failure of the
+ * model exchange part is not warned twice. Returns the exit code so far (0,
+ * or cli_fail's). */
 static int print_interfaces(const char *fmu, const rtcosim_fmu_options *opts,
-                            const rtcosim_fmu_info *info)
+                            const rtcosim_fmu_info *info, const char *main_failure)
 {
+    bool described = main_failure != NULL; /* the main interface's binary failed so */
     char text[96] = "";
     const char *names[] = {"co-simulation", "model exchange", "scheduled execution"};
     const bool has[] = {info->has_co_simulation, info->has_model_exchange,
@@ -268,6 +278,7 @@ static int print_interfaces(const char *fmu, const rtcosim_fmu_options *opts,
     if (!info->has_model_exchange || info->fmi1_kind)
         return 0; /* (FMI 1.0: one interface, its line below) */
     size_t states = info->state_count, indicators = info->event_indicator_count;
+    bool usable = !described;
     if (info->interface_type != RTCOSIM_FMI_MODEL_EXCHANGE) {
         rtcosim_fmu_options me = *opts;
         me.interface_type = RTCOSIM_FMI_MODEL_EXCHANGE;
@@ -278,13 +289,20 @@ static int print_interfaces(const char *fmu, const rtcosim_fmu_options *opts,
         rtcosim_log_level level = rtcosim_log_get_level();
         rtcosim_log_set_level(RTCOSIM_LOG_ERROR);
         rtcosim_status st = rtcosim_fmu_load(fmu, &me, &c, &err);
+        /* (a binary that cannot serve it: the description still counts) */
+        rtcosim_error ignored;
+        usable = st == RTCOSIM_OK;
+        if (!usable && !opts->strict && rtcosim_fmu_describe(fmu, &me, &c, &ignored) == RTCOSIM_OK)
+            st = RTCOSIM_OK;
         rtcosim_log_set_level(level);
-        if (st != RTCOSIM_OK) {
-            print_fact("model exchange", "cannot be used (see the warning)");
+        if (!usable && !(described && strcmp(err.message, main_failure) == 0)) {
             if (opts->strict)
                 return cli_fail("%s (its model exchange interface)", err.message);
             rtcosim_log(RTCOSIM_LOG_WARNING, "info", "%s (its model exchange interface, which "
                         "simulate --interface-type me refuses)", err.message);
+        }
+        if (st != RTCOSIM_OK) {
+            print_fact("model exchange", "cannot be used (see the warning)");
             return 0;
         }
         const rtcosim_fmu_info *mi = rtcosim_fmu_info_of(c);
@@ -292,8 +310,9 @@ static int print_interfaces(const char *fmu, const rtcosim_fmu_options *opts,
         indicators = mi->event_indicator_count;
         rtcosim_component_free(c);
     }
-    snprintf(text, sizeof text, "%zu continuous state%s, %zu event indicator%s", states,
-             states == 1 ? "" : "s", indicators, indicators == 1 ? "" : "s");
+    snprintf(text, sizeof text, "%zu continuous state%s, %zu event indicator%s%s", states,
+             states == 1 ? "" : "s", indicators, indicators == 1 ? "" : "s",
+             usable ? "" : " (cannot be used: see the warning)");
     print_fact("model exchange", text);
     return 0;
 }
@@ -390,10 +409,33 @@ static int run_info(int argc, char **argv)
      * that interface (the loader's fallback). */
     opts.model_exchange_fallback = true;
     rtcosim_status st = rtcosim_fmu_load(fmu, &opts, &c, &err);
+    /* An FMU whose binary cannot be used here (built for another platform,
+     * a library that does not load or lacks a function) is still described,
+     * as FMPy's `fmpy info` does: its facts, and why it cannot run here, as
+     * a warning (an error with --strict). */
+    rtcosim_error binary_err;
+    bool described = false;
+    if (st != RTCOSIM_OK && !opts.strict) {
+        binary_err = err;
+        rtcosim_log_level level = rtcosim_log_get_level();
+        rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* (the first load logged them) */
+        described = rtcosim_fmu_describe(fmu, &opts, &c, &err) == RTCOSIM_OK;
+        rtcosim_log_set_level(level);
+        if (described)
+            st = RTCOSIM_OK;
+        else
+            err = binary_err;
+    }
     if (st != RTCOSIM_OK)
         return strncmp(err.message, fmu, strlen(fmu)) == 0 ? cli_fail_error(&err)
                                                            : cli_fail("%s: %s", fmu, err.message);
     const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    if (described)
+        rtcosim_log(RTCOSIM_LOG_WARNING, "info", "%s (described from modelDescription.xml: its "
+                    "%s interface cannot run here)", binary_err.message,
+                    info->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE ? "model exchange"
+                    : info->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION ? "scheduled execution"
+                                                                            : "co-simulation");
     print_fact("FMU", fmu);
     print_fact("FMI version", info ? info->fmi_version_text : NULL);
     print_fact("model name", rtcosim_component_model_name(c));
@@ -401,11 +443,19 @@ static int run_info(int argc, char **argv)
         print_fact("model identifier", info->model_identifier);
         if (info->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION)
             print_fact("interface", "scheduled execution (FMI 3.0 chapter 5)");
-        int rc = print_interfaces(fmu, &opts, info);
+        int rc = print_interfaces(fmu, &opts, info, described ? binary_err.message : NULL);
         if (rc) {
             rtcosim_component_free(c);
             return rc;
         }
+        char platforms[256];
+        rtcosim_fmu_platforms(info->extracted_dir, platforms, sizeof platforms);
+        print_fact("platforms", platforms[0] ? platforms : "(none)");
+        const char *binary = info->binary_path;
+        size_t dir_len = strlen(info->extracted_dir);
+        if (binary && strncmp(binary, info->extracted_dir, dir_len) == 0 && binary[dir_len] == '/')
+            binary += dir_len + 1;
+        print_fact("binary", described ? "cannot be used here (see the warning)" : binary);
         print_fact(info->fmi_version == RTCOSIM_FMI_3 ? "instantiation token" : "guid",
                    info->instantiation_token);
         print_fact("description", info->description);

@@ -168,7 +168,23 @@ typedef rtcosim_status (*rtcosim_me_input_source)(void *context, double time,
 rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opts,
                                 rtcosim_component **out, rtcosim_error *err);
 
-/* The FMU facts of a component made by rtcosim_fmu_load; NULL for other kinds. */
+/* As rtcosim_fmu_load, but the description alone: the archive is unpacked
+ * and modelDescription.xml read and checked as for a run, no binary is
+ * loaded. The component describes the FMU (variables, capabilities,
+ * rtcosim_fmu_info with binary_path NULL) and every call that would need
+ * the binary fails naming the FMU (`rtcosim info` of an FMU built for
+ * another platform, or whose library does not load). */
+rtcosim_status rtcosim_fmu_describe(const char *path, const rtcosim_fmu_options *opts,
+                                    rtcosim_component **out, rtcosim_error *err);
+
+/* The platforms an unpacked FMU (rtcosim_fmu_info.extracted_dir) holds
+ * binaries for: the folders under binaries/ ("linux64", "x86_64-linux",
+ * ...) in name order, comma-separated, then "sources" when it ships its C
+ * sources; "" for none. Returns the whole text's length, as snprintf. */
+size_t rtcosim_fmu_platforms(const char *extracted_dir, char *text, size_t size);
+
+/* The FMU facts of a component made by rtcosim_fmu_load or
+ * rtcosim_fmu_describe; NULL for other kinds. */
 const rtcosim_fmu_info *rtcosim_fmu_info_of(const rtcosim_component *c);
 
 /* Integrator statistics of a model-exchange FMU; RTCOSIM_EINVAL naming the

@@ -616,12 +616,12 @@ def _loads_without_validation(filename):
         return loads(False) and not loads(True)
 
 
-def _load_component(filename, strict=False):
+def _load_component(filename, strict=False, describe=False):
     err, c = ErrorStruct(), ctypes.c_void_p()
     # an FMU with model exchange only too
     opts = FmuOptions(model_exchange_fallback=True, strict=strict)
-    err.check(lib.rtcosim_fmu_load(os.fsencode(filename), ctypes.byref(opts), ctypes.byref(c),
-                                   ctypes.byref(err)))
+    load = lib.rtcosim_fmu_describe if describe else lib.rtcosim_fmu_load
+    err.check(load(os.fsencode(filename), ctypes.byref(opts), ctypes.byref(c), ctypes.byref(err)))
     return c
 
 
@@ -641,8 +641,24 @@ def info(filename):
     default_experiment {start_time, stop_time, step_size, tolerance} (None
     where absent), capabilities and variables (a list of dicts with name,
     type, causality, variability, unit, description, start,
-    value_reference)."""
-    c = _load_component(filename)
+    value_reference), platforms (the folders under binaries/, then "sources"
+    when it ships them) and binary (the library loaded, relative to the FMU,
+    or None). An FMU whose binary cannot be used here (built for another
+    platform, a library that does not load or lacks a function) is described
+    from its modelDescription.xml, as FMPy's read_model_description does,
+    with a warning saying why; binary_error holds that message (None when the
+    binary loads)."""
+    binary_error = None
+    try:
+        c = _load_component(filename)
+    except Error as e:
+        try:
+            c = _load_component(filename, describe=True)
+        except Error:
+            raise e from None
+        binary_error = str(e)
+        warnings.warn(f"{binary_error} (described from modelDescription.xml: it cannot be "
+                      "simulated here)", stacklevel=2)
     try:
         d = lib.rtcosim_component_description(c).contents
         fi = lib.rtcosim_fmu_info_of(c)
@@ -658,6 +674,14 @@ def info(filename):
                               fi.has_scheduled_execution)) if has],
                           interface=_INTERFACES[fi.interface_type],
                           model_description_warnings=fi.model_description_warnings)
+            text = ctypes.create_string_buffer(1024)
+            lib.rtcosim_fmu_platforms(fi.extracted_dir, text, len(text))
+            result["platforms"] = text.value.decode().split(", ") if text.value else []
+            binary = _text(fi.binary_path)
+            directory = _text(fi.extracted_dir)
+            if binary and directory and binary.startswith(directory + "/"):
+                binary = binary[len(directory) + 1:]
+            result.update(binary=binary, binary_error=binary_error)
         result["default_experiment"] = {
             "start_time": d.default_start / 1e9 if d.has_default_start else None,
             "stop_time": d.default_stop / 1e9 if d.has_default_stop else None,

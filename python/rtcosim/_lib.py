@@ -243,6 +243,10 @@ _E = ctypes.POINTER(ErrorStruct)
 _SIGNATURES = {
     "rtcosim_fmu_load": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(FmuOptions),
                                         ctypes.POINTER(_P), _E]),
+    "rtcosim_fmu_describe": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(FmuOptions),
+                                            ctypes.POINTER(_P), _E]),
+    "rtcosim_fmu_platforms": (ctypes.c_size_t, [ctypes.c_char_p, ctypes.c_char_p,
+                                                ctypes.c_size_t]),
     "rtcosim_fmu_info_of": (ctypes.POINTER(FmuInfo), [_P]),
     "rtcosim_component_free": (None, [_P]),
     "rtcosim_component_description": (ctypes.POINTER(ComponentDesc), [_P]),

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -325,6 +326,52 @@ static char *join(const char *a, const char *b, const char *c, const char *d)
     return s;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t rtcosim_fmu_platforms(const char *extracted_dir, char *text, size_t size)
+{
+    if (size)
+        text[0] = '\0';
+    if (!extracted_dir)
+        return 0;
+    char *names[64];
+    size_t count = 0, len = 0;
+    char *binaries = join(extracted_dir, "/binaries", "", "");
+    DIR *d = binaries ? opendir(binaries) : NULL;
+    struct dirent *e;
+    while (d && count < sizeof names / sizeof names[0] && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *path = join(binaries, "/", e->d_name, "");
+        struct stat sb;
+        if (path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (names[count] = strdup(e->d_name)))
+            count++;
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    free(binaries);
+    qsort(names, count, sizeof names[0], compare_names);
+    char *sources = join(extracted_dir, "/sources", "", "");
+    struct stat sb;
+    bool has_sources = sources && stat(sources, &sb) == 0 && S_ISDIR(sb.st_mode);
+    free(sources);
+    for (size_t i = 0; i <= count; i++) {
+        const char *name = i < count ? names[i] : has_sources ? "sources" : NULL;
+        if (!name)
+            break;
+        int n = snprintf(len < size ? text + len : NULL, len < size ? size - len : 0, "%s%s",
+                         len ? ", " : "", name);
+        len += n > 0 ? (size_t)n : 0;
+        if (i < count)
+            free(names[i]);
+    }
+    return len;
+}
+
 static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
                                   rtcosim_error *err)
 {
@@ -340,11 +387,15 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
     f->binary_path = join(f->dir, "/", relative, "");
     if (!f->binary_path)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
-    if (access(f->binary_path, R_OK) != 0)
+    if (access(f->binary_path, R_OK) != 0) {
+        char held[256];
+        rtcosim_fmu_platforms(f->dir, held, sizeof held);
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "%s: no binary for this platform (" PLATFORM_TEXT
-                                 "): expected %s",
-                                 f->archive_path, relative);
+                                 "): expected %s; it holds %s", f->archive_path, relative,
+                                 strcmp(held, "sources") == 0 ? "only sources (build it from them)"
+                                 : held[0] ? held : "no binaries");
+    }
     /* one library file is one dlopen handle: an FMU that may be instantiated
      * only once per process gets a private copy from its archive (load), in
      * place only its first instance */
@@ -406,6 +457,52 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
     if (st == RTCOSIM_OK && f->scheduled)
         st = rtcosim_fmi3_se_prepare(f, err);
     return st;
+}
+
+/* A component read for its description (rtcosim_fmu_describe): every call
+ * that would need the binary fails. */
+static rtcosim_status no_binary(void *self, rtcosim_error *err)
+{
+    return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                             "%s: read for its description only: no binary loaded",
+                             ((rtcosim_fmu *)self)->archive_path);
+}
+static rtcosim_status no_binary_instantiate(void *self, const char *name, rtcosim_error *err)
+{
+    (void)name;
+    return no_binary(self, err);
+}
+static rtcosim_status no_binary_step(void *self, rtcosim_time_ns t, rtcosim_time_ns h,
+                                     rtcosim_step_result *result, rtcosim_error *err)
+{
+    (void)t, (void)h, (void)result;
+    return no_binary(self, err);
+}
+static rtcosim_status no_binary_get(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                    void *values, rtcosim_error *err)
+{
+    (void)type, (void)vrs, (void)n, (void)values;
+    return no_binary(self, err);
+}
+static rtcosim_status no_binary_set(void *self, rtcosim_type type, const uint32_t *vrs, size_t n,
+                                    const void *values, rtcosim_error *err)
+{
+    (void)type, (void)vrs, (void)n, (void)values;
+    return no_binary(self, err);
+}
+
+static void describe_only_ops(rtcosim_fmu *f)
+{
+    f->ops = (rtcosim_component_ops){
+        .kind = f->md->version == RTCOSIM_FMI_1   ? rtcosim_fmi1_kind
+                : f->md->version == RTCOSIM_FMI_2 ? rtcosim_fmi2_kind
+                                                  : rtcosim_fmi3_kind,
+        .instantiate = no_binary_instantiate,
+        .do_step = no_binary_step,
+        .get = no_binary_get,
+        .set = no_binary_set,
+        .destroy = rtcosim_fmu_destroy,
+    };
 }
 
 static rtcosim_status seconds_field(rtcosim_fmu *f, const char *what, double s,
@@ -496,7 +593,8 @@ static void fill_info(rtcosim_fmu *f)
     }
 }
 
-static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtcosim_error *err)
+static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, bool binary,
+                           rtcosim_error *err)
 {
     const rtcosim_archive_limits limits = {.kind = "FMU",
                                            .max_unpacked_bytes = opts->max_unpacked_bytes};
@@ -598,11 +696,15 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, rtco
     if (!f->resource_location || !f->bool_scratch || !f->binary_sizes || !f->binary_values ||
         !f->vr_scratch)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
+    if (!binary) {
+        describe_only_ops(f);
+        return RTCOSIM_OK;
+    }
     return load_binary(f, opts, err);
 }
 
-rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opts,
-                                rtcosim_component **out, rtcosim_error *err)
+static rtcosim_status open_fmu(const char *path, const rtcosim_fmu_options *opts, bool binary,
+                               rtcosim_component **out, rtcosim_error *err)
 {
     static const rtcosim_fmu_options defaults;
     *out = NULL;
@@ -631,7 +733,7 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     f->model_exchange = opts->interface_type == RTCOSIM_FMI_MODEL_EXCHANGE;
     f->scheduled = opts->interface_type == RTCOSIM_FMI_SCHEDULED_EXECUTION;
     f->binary_limit_count = SIZE_MAX;
-    rtcosim_status st = load(f, opts, err);
+    rtcosim_status st = load(f, opts, binary, err);
     if (st == RTCOSIM_OK && (f->event_mode_used || f->early_return_allowed) &&
         f->md->version != RTCOSIM_FMI_3)
         st = rtcosim_error_set(err, RTCOSIM_EINVAL,
@@ -654,6 +756,18 @@ rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opt
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s: ", path);
     return RTCOSIM_OK;
+}
+
+rtcosim_status rtcosim_fmu_load(const char *path, const rtcosim_fmu_options *opts,
+                                rtcosim_component **out, rtcosim_error *err)
+{
+    return open_fmu(path, opts, true, out, err);
+}
+
+rtcosim_status rtcosim_fmu_describe(const char *path, const rtcosim_fmu_options *opts,
+                                    rtcosim_component **out, rtcosim_error *err)
+{
+    return open_fmu(path, opts, false, out, err);
 }
 
 const rtcosim_fmu_info *rtcosim_fmu_info_of(const rtcosim_component *c)

@@ -141,7 +141,7 @@ static void fmi2_without_linux_binary_names_the_expected_path(void **state)
     tu_zip(f->fmu, e, 2);
     expect_failure(f, RTCOSIM_EUNSUPPORTED,
                    "model.fmu: no binary for this platform (x86_64 Linux): expected "
-                   "binaries/linux64/model.so");
+                   "binaries/linux64/model.so; it holds win64");
 }
 
 static void fmi3_without_linux_binary_names_the_expected_path(void **state)
@@ -151,7 +151,60 @@ static void fmi3_without_linux_binary_names_the_expected_path(void **state)
     tu_zip(f->fmu, e, 1);
     expect_failure(f, RTCOSIM_EUNSUPPORTED,
                    "no binary for this platform (x86_64 Linux): expected "
-                   "binaries/x86_64-linux/model.so");
+                   "binaries/x86_64-linux/model.so; it holds no binaries");
+}
+
+/* A source FMU (FMI 3.0 2.5.1: sources/ and no binary for this platform):
+ * the message says to build it. */
+static void fmi3_with_sources_only_says_so(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi3_md},
+                    {.name = "sources/model.c", .text = "int x;\n"}};
+    tu_zip(f->fmu, e, 2);
+    expect_failure(f, RTCOSIM_EUNSUPPORTED,
+                   "expected binaries/x86_64-linux/model.so; it holds only sources (build it "
+                   "from them)");
+}
+
+/* An FMU built for other platforms is described from its XML alone
+ * (rtcosim_fmu_describe: `rtcosim info` of a Windows or macOS FMU): its
+ * variables and facts, the platforms it holds binaries for in name order
+ * (then its sources), no binary, and every call that would need one fails
+ * naming the archive. Nothing is left of the extraction after the free. */
+static void fmu_for_other_platforms_is_described(void **state)
+{
+    fixture *f = *state;
+    tu_entry e[] = {{.name = "modelDescription.xml", .text = fmi2_md},
+                    {.name = "binaries/win64/model.dll", .text = "MZ"},
+                    {.name = "binaries/darwin64/model.dylib", .text = "\xcf\xfa\xed\xfe"},
+                    {.name = "sources/model.c", .text = "int x;\n"}};
+    tu_zip(f->fmu, e, 4);
+    expect_failure(f, RTCOSIM_EUNSUPPORTED,
+                   "expected binaries/linux64/model.so; it holds darwin64, win64, sources");
+    rtcosim_fmu_options opts = {.temp_dir = f->tmp};
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    assert_int_equal(rtcosim_fmu_describe(f->fmu, &opts, &c, &err), RTCOSIM_OK);
+    const rtcosim_fmu_info *info = rtcosim_fmu_info_of(c);
+    assert_non_null(info);
+    assert_string_equal(info->model_name, "M");
+    assert_string_equal(info->instantiation_token, "g");
+    assert_null(info->binary_path);
+    assert_int_equal(rtcosim_component_variable_count(c), 1);
+    assert_string_equal(rtcosim_component_variable(c, 0)->name, "y");
+    char text[64];
+    assert_int_equal(rtcosim_fmu_platforms(info->extracted_dir, text, sizeof text),
+                     strlen("darwin64, win64, sources"));
+    assert_string_equal(text, "darwin64, win64, sources");
+    /* (a short buffer: truncated, the whole length returned) */
+    char small[8];
+    assert_int_equal(rtcosim_fmu_platforms(info->extracted_dir, small, sizeof small), 24);
+    assert_string_equal(small, "darwin6");
+    assert_int_equal(rtcosim_component_instantiate(c, "m", &err), RTCOSIM_EUNSUPPORTED);
+    assert_non_null(strstr(err.message, "model.fmu: read for its description only"));
+    rtcosim_component_free(c);
+    assert_int_equal(tu_count_entries(f->tmp), 0);
 }
 
 static void archive_inflating_beyond_the_limit_is_refused(void **state)
@@ -296,6 +349,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(fmi3_without_linux_binary_names_the_expected_path, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(fmi3_with_sources_only_says_so, setup, teardown),
+        cmocka_unit_test_setup_teardown(fmu_for_other_platforms_is_described, setup, teardown),
         cmocka_unit_test_setup_teardown(archive_inflating_beyond_the_limit_is_refused, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(truncated_binary_is_an_error_not_a_crash, setup, teardown),

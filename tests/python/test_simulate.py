@@ -174,6 +174,58 @@ def test_info_matches_model_description():
                        if v.get("valueReference") is not None and v.get("name")}
         for v in i["variables"]:
             assert v["causality"] == causalities[v["name"]]
+        # The archive's own listing: its binaries' folders and the one loaded.
+        names = zipfile.ZipFile(fmu(name)).namelist()
+        folders = sorted({n.split("/")[1] for n in names
+                          if n.startswith("binaries/") and n.count("/") >= 2 and n.split("/")[1]})
+        assert i["platforms"] == folders + (["sources"] if any(n.startswith("sources/")
+                                                               for n in names) else [])
+        assert i["binary"] in names and i["binary"].startswith("binaries/")
+        assert i["binary_error"] is None
+
+
+def _fmu_for_other_platforms(directory):
+    """Dahlquist's description with a Windows and a macOS binary and its
+    sources, none for Linux (what a user gets from a Windows tool)."""
+    path = os.path.join(directory, "Windows.fmu")
+    xml = zipfile.ZipFile(fmu("Dahlquist-fmi2.fmu")).read("modelDescription.xml")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("modelDescription.xml", xml)
+        z.writestr("binaries/win64/Dahlquist.dll", b"MZ")
+        z.writestr("binaries/darwin64/Dahlquist.dylib", b"\xcf\xfa\xed\xfe")
+        z.writestr("sources/Dahlquist.c", "int x;\n")
+    return path, xml
+
+
+def test_info_describes_an_fmu_for_other_platforms(cli, tmpdir_private):
+    """An FMU without a binary for this platform is described from its XML
+    (as FMPy's read_model_description does), with a warning saying why, in
+    Python and in the CLI; --strict and simulate refuse it."""
+    path, xml = _fmu_for_other_platforms(tmpdir_private)
+    md = ET.fromstring(xml)
+    with pytest.warns(UserWarning, match="no binary for this platform"):
+        i = rtcosim.info(path)
+    assert i["model_name"] == md.get("modelName") and i["guid"] == md.get("guid")
+    assert [v["name"] for v in i["variables"]] == [
+        v.get("name") for v in md.iter("ScalarVariable")]
+    assert i["platforms"] == ["darwin64", "win64", "sources"]
+    assert i["binary"] is None
+    assert "expected binaries/linux64/Dahlquist.so; it holds darwin64, win64, sources" in \
+        i["binary_error"]
+    out = subprocess.run([cli, "info", path], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "\nplatforms            darwin64, win64, sources\n" in out.stdout
+    assert "\nbinary               cannot be used here (see the warning)\n" in out.stdout
+    assert "\nx " in out.stdout  # the variable table
+    assert out.stderr.count("\n") == 1 and "no binary for this platform" in out.stderr
+    strict = subprocess.run([cli, "info", "--strict", path], capture_output=True, text=True)
+    assert strict.returncode == 1 and strict.stdout == ""
+    assert strict.stderr.startswith("rtcosim: ") and strict.stderr.count("\n") == 1
+    run = subprocess.run([cli, "simulate", path, "--output-file", os.path.join(tmpdir_private, "o.csv")],
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and "no binary for this platform" in run.stderr
+    with pytest.raises(rtcosim.Error, match="no binary for this platform"):
+        rtcosim.simulate(path)
 
 
 def _tree(path):
