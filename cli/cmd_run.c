@@ -29,6 +29,8 @@ typedef struct run_output {
     rtcosim_value *row;
     size_t count;      /* numeric columns (the master's observed values) */
     size_t text_count; /* then String and Binary columns, read from the components */
+    size_t *exact;     /* the numeric columns of Int64 and UInt64 variables, */
+    size_t exact_count; /* written exactly (rtcosim_master_observed_exact) */
     rtcosim_master *master;
     cli_progress progress;
     /* Adaptive step with --output-interval: rows only on start + k grid. */
@@ -81,6 +83,8 @@ static rtcosim_status record_row(void *context, rtcosim_time_ns t, const double 
     if (rtcosim_recorder_wants_row(out->recorder)) {
         for (size_t i = 0; i < count && i < out->count; i++)
             out->row[i].f64 = values[i];
+        for (size_t k = 0; k < out->exact_count; k++)
+            rtcosim_master_observed_exact(out->master, out->exact[k], &out->row[out->exact[k]]);
         rtcosim_status st =
             out->text_count ? rtcosim_master_text_observed_values(out->master, out->row + out->count, err)
                             : RTCOSIM_OK;
@@ -366,18 +370,23 @@ static int run_system(const run_args *a)
     out.text_count = a->output_file ? rtcosim_master_text_observed_count(m) : 0;
     size_t total = out.count + out.text_count;
     out.row = calloc(total ? total : 1, sizeof *out.row);
+    out.exact = calloc(out.count ? out.count : 1, sizeof *out.exact);
     rtcosim_column *columns = calloc(total ? total : 1, sizeof *columns);
-    if (!out.row || !columns) {
+    if (!out.row || !out.exact || !columns) {
         free(columns);
         rc = cli_fail("out of memory");
         goto done;
     }
     /* Units and descriptions for MAT files and --csv-units; the master
-     * samples every numeric column as a double. */
+     * samples every numeric column as a double, but Int64 and UInt64 ones
+     * are read exactly (2^53 + 1, 2^63 - 1). */
     for (size_t i = 0; i < out.count; i++) {
-        columns[i] = rtcosim_column_of(rtcosim_master_observed_name(m, i),
-                                       rtcosim_master_observed_variable(m, i));
-        columns[i].type = RTCOSIM_TYPE_FLOAT64;
+        const rtcosim_variable *v = rtcosim_master_observed_variable(m, i);
+        columns[i] = rtcosim_column_of(rtcosim_master_observed_name(m, i), v);
+        bool wide = v && (v->type == RTCOSIM_TYPE_INT64 || v->type == RTCOSIM_TYPE_UINT64);
+        columns[i].type = wide ? v->type : RTCOSIM_TYPE_FLOAT64;
+        if (wide)
+            out.exact[out.exact_count++] = i;
     }
     for (size_t i = 0; i < out.text_count; i++)
         columns[out.count + i] = rtcosim_column_of(rtcosim_master_text_observed_name(m, i),
@@ -460,6 +469,8 @@ static int run_system(const run_args *a)
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < out.count; i++)
             out.row[i].f64 = v[i];
+        for (size_t k = 0; k < out.exact_count; k++)
+            rtcosim_master_observed_exact(m, out.exact[k], &out.row[out.exact[k]]);
         if (!out.text_count ||
             rtcosim_master_text_observed_values(m, out.row + out.count, &err) == RTCOSIM_OK)
             rtcosim_recorder_push_row_always(out.recorder, rtcosim_master_time(m), out.row, &err);
@@ -569,6 +580,7 @@ done:
     if (out.coupling_stats)
         fclose(out.coupling_stats);
     free(out.row);
+    free(out.exact);
     rtcosim_master_free(m);
     rtcosim_master_free(reference);
     cli_can_bus_free(); /* after the masters: their bus components step these */

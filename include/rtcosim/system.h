@@ -241,7 +241,9 @@ rtcosim_status rtcosim_table_component_load(const char *path, rtcosim_component 
  * Booleans are always held (the last row at or before t, as fmusim and
  * `rtcosim simulate` apply discrete inputs), floats when `hold` is set (a
  * discrete Real input). Every cell must be a value of the type (integral
- * and in range; a Boolean 0 or 1), else the load fails naming the line. */
+ * and in range; a Boolean 0 or 1), else the load fails naming the line.
+ * Int64 and UInt64 columns of a CSV are read exactly (past 2^53; a MAT or
+ * MDF file's values are doubles). */
 typedef struct rtcosim_table_column {
     const char *name;  /* the column's header */
     rtcosim_type type; /* a float or integer type, or Boolean */

@@ -1,6 +1,8 @@
 /* Numbers of an input table as values of a variable's type (csv_values.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "csv/csv_values.h"
@@ -45,6 +47,59 @@ rtcosim_status csv_column_check_type(const rtcosim_csv *table, size_t column, rt
                                      rtcosim_csv_column_name(table, column), text,
                                      rtcosim_type_name(type));
         }
+    }
+    return RTCOSIM_OK;
+}
+
+/* One cell of an Int64 (is_signed) or UInt64 column: an integer literal
+ * read exactly, else a number whose value is whole and in the type. */
+static bool integer_cell(const char *text, bool is_signed, uint64_t *out)
+{
+    if (!*text)
+        return false;
+    char *end;
+    errno = 0;
+    if (is_signed) {
+        long long i = strtoll(text, &end, 10);
+        if (!*end && errno == 0) {
+            int64_t v = i;
+            memcpy(out, &v, sizeof v);
+            return true;
+        }
+    } else if (!strchr(text, '-')) { /* (strtoull takes "-1" for 2^64 - 1) */
+        unsigned long long u = strtoull(text, &end, 10);
+        if (!*end && errno == 0) {
+            *out = u;
+            return true;
+        }
+    }
+    double x = strtod(text, &end);
+    if (*end || !isfinite(x) || x != floor(x))
+        return false;
+    if (is_signed) {
+        if (x < -0x1p63 || x >= 0x1p63)
+            return false;
+        int64_t v = (int64_t)x;
+        memcpy(out, &v, sizeof v);
+    } else {
+        if (x < 0 || x >= 0x1p64)
+            return false;
+        *out = (uint64_t)x;
+    }
+    return true;
+}
+
+rtcosim_status csv_column_read_integers(const rtcosim_csv *table, size_t column,
+                                        const char *name, rtcosim_type type, uint64_t *cells,
+                                        rtcosim_error *err)
+{
+    for (size_t r = 0; r < rtcosim_csv_row_count(table); r++) {
+        const char *text = rtcosim_csv_text(table, r, column);
+        if (!text || !integer_cell(text, type == RTCOSIM_TYPE_INT64, &cells[r]))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                     "%s:%zu: column '%s': '%.40s' is not a valid %s value",
+                                     rtcosim_csv_name(table), rtcosim_csv_line(table, r), name,
+                                     text ? text : "", rtcosim_type_name(type));
     }
     return RTCOSIM_OK;
 }

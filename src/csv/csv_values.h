@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rtcosim/component.h"
 #include "rtcosim/csv.h"
@@ -22,6 +23,16 @@ bool csv_type_is_number(rtcosim_type type);
  * else an error naming the file, line, column and value. */
 rtcosim_status csv_column_check_type(const rtcosim_csv *table, size_t column, rtcosim_type type,
                                      rtcosim_error *err);
+/* The text column `column` (rtcosim_csv_read_file_text) of an Int64 or
+ * UInt64 value read exactly into cells[row] (rtcosim_csv_row_count(table)
+ * of them), where a double would round past 2^53 (9007199254740993 to
+ * ...992) and refuse 2^63 - 1: each cell a whole number in the type's range,
+ * written as an integer or as any number whose value is one ("5.0", "1e3"),
+ * else an error naming the file, line, column `name` and the cell. UInt64
+ * values are kept as their bits, Int64 ones as int64_t's. */
+rtcosim_status csv_column_read_integers(const rtcosim_csv *table, size_t column,
+                                        const char *name, rtcosim_type type, uint64_t *cells,
+                                        rtcosim_error *err);
 /* A table from series read elsewhere (a MAT result file, a measurement):
  * rows points of time (seconds, non-decreasing) and `columns` named series
  * of finite values. A column whose rows are not all its own samples (a

@@ -19,6 +19,7 @@ typedef struct run_context {
     rtcosim_master *master;
     size_t numeric; /* columns from the observed values; then String and Binary ones */
     rtcosim_value *row;
+    size_t *exact, exact_count; /* the numeric columns of Int64 and UInt64 variables */
     uint64_t every, calls;
     rtcosim_flat_progress_state progress;
     const int *interrupt;
@@ -43,6 +44,8 @@ static rtcosim_status observe(void *context, rtcosim_time_ns t, const double *va
         return st;
     for (size_t i = 0; i < count; i++)
         rc->row[i].f64 = values[i];
+    for (size_t k = 0; k < rc->exact_count; k++)
+        rtcosim_master_observed_exact(rc->master, rc->exact[k], &rc->row[rc->exact[k]]);
     if (rtcosim_master_text_observed_count(rc->master) &&
         (st = rtcosim_master_text_observed_values(rc->master, rc->row + rc->numeric, err)) != RTCOSIM_OK)
         return st;
@@ -173,11 +176,18 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
     const char **names = calloc(n + texts + 1, sizeof *names);
     rtcosim_type *types = calloc(n + texts + 1, sizeof *types);
     rc.row = calloc(n + texts + 1, sizeof *rc.row);
-    if (!names || !types || !rc.row)
+    rc.exact = calloc(n + 1, sizeof *rc.exact);
+    if (!names || !types || !rc.row || !rc.exact)
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for the results");
     for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
+        /* doubles, but Int64 and UInt64 exactly (2^53 + 1, 2^63 - 1), as simulate gives them */
+        const rtcosim_variable *v = rtcosim_master_observed_variable(m, i);
+        bool wide = v && (v->type == RTCOSIM_TYPE_INT64 || v->type == RTCOSIM_TYPE_UINT64) &&
+                    !rtcosim_master_observed_refused(m, i); /* (NaN: a Float64 column) */
         names[i] = rtcosim_master_observed_name(m, i);
-        types[i] = RTCOSIM_TYPE_FLOAT64;
+        types[i] = wide ? v->type : RTCOSIM_TYPE_FLOAT64;
+        if (wide)
+            rc.exact[rc.exact_count++] = i;
     }
     for (size_t i = 0; st == RTCOSIM_OK && i < texts; i++) { /* String, Binary: after the numbers */
         names[n + i] = rtcosim_master_text_observed_name(m, i);
@@ -205,6 +215,8 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
         const double *v = rtcosim_master_observed_values(m);
         for (size_t i = 0; i < n; i++)
             rc.row[i].f64 = v[i];
+        for (size_t k = 0; k < rc.exact_count; k++)
+            rtcosim_master_observed_exact(m, rc.exact[k], &rc.row[rc.exact[k]]);
         if ((texts && (st = rtcosim_master_text_observed_values(m, rc.row + n, err)) != RTCOSIM_OK) ||
             (st = rtcosim_rows_append(rc.rows, rtcosim_master_time(m), rc.row, err)) != RTCOSIM_OK)
             goto done;
@@ -217,6 +229,7 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
 done:
     rtcosim_rows_free(rc.rows);
     free(rc.row);
+    free(rc.exact);
     rtcosim_master_free(m);
     return st;
 }

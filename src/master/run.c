@@ -184,6 +184,22 @@ const double *rtcosim_master_observed_values(rtcosim_master *m)
     return m->observed_values;
 }
 
+bool rtcosim_master_observed_exact(const rtcosim_master *m, size_t i, rtcosim_value *value)
+{
+    if (i >= m->observed_count || m->observed[i].conn >= 0 || m->observed[i].refused)
+        return false;
+    const master_observed *o = &m->observed[i];
+    rtcosim_type t = master_var_of(m, o->comp, o->var)->type;
+    if (t != RTCOSIM_TYPE_INT64 && t != RTCOSIM_TYPE_UINT64)
+        return false;
+    const unsigned char *p = m->comps[o->comp].out[t].values + o->slot * rtcosim_type_size(t);
+    if (t == RTCOSIM_TYPE_INT64)
+        memcpy(&value->i64, p, sizeof value->i64);
+    else
+        memcpy(&value->u64, p, sizeof value->u64);
+    return true;
+}
+
 size_t rtcosim_master_component_count(const rtcosim_master *m) { return m->comp_count; }
 rtcosim_component *rtcosim_master_component(const rtcosim_master *m, const char *name)
 {

@@ -3,11 +3,10 @@
  * that applying inputs per step only copies: Binary from hex cells, as
  * fmusim reads them; Int64 and UInt64 exactly, where a double would round
  * values past 2^53 (9007199254740993 to ...992) and refuse 2^63 - 1. */
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv/csv_values.h"
 #include "rtcosim/simulate.h"
 #include "simulate/text_inputs.h"
 
@@ -23,44 +22,6 @@ bool rtcosim_simulate_binary_column(void *component, const char *column)
     return rtcosim_simulate_text_column(component, column);
 }
 
-/* One cell of an Int64 (is_signed) or UInt64 column: an integer literal
- * read exactly, else a number whose value is whole and in the type. */
-static bool integer_cell(const char *text, bool is_signed, uint64_t *out)
-{
-    if (!*text)
-        return false;
-    char *end;
-    errno = 0;
-    if (is_signed) {
-        long long i = strtoll(text, &end, 10);
-        if (!*end && errno == 0) {
-            int64_t v = i;
-            memcpy(out, &v, sizeof v);
-            return true;
-        }
-    } else if (!strchr(text, '-')) { /* (strtoull takes "-1" for 2^64 - 1) */
-        unsigned long long u = strtoull(text, &end, 10);
-        if (!*end && errno == 0) {
-            *out = u;
-            return true;
-        }
-    }
-    double x = strtod(text, &end);
-    if (*end || !isfinite(x) || x != floor(x))
-        return false;
-    if (is_signed) {
-        if (x < -0x1p63 || x >= 0x1p63)
-            return false;
-        int64_t v = (int64_t)x;
-        memcpy(out, &v, sizeof v);
-    } else {
-        if (x < 0 || x >= 0x1p64)
-            return false;
-        *out = (uint64_t)x;
-    }
-    return true;
-}
-
 rtcosim_status simulate_integer_decode(const rtcosim_csv *table, size_t column,
                                        const rtcosim_variable *v, uint64_t **cells,
                                        rtcosim_error *err)
@@ -69,15 +30,7 @@ rtcosim_status simulate_integer_decode(const rtcosim_csv *table, size_t column,
     if (!(*cells = malloc((rows + 1) * sizeof **cells)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory reading %s inputs",
                                  rtcosim_type_name(v->type));
-    for (size_t r = 0; r < rows; r++) {
-        const char *text = rtcosim_csv_text(table, r, column);
-        if (!integer_cell(text, v->type == RTCOSIM_TYPE_INT64, &(*cells)[r]))
-            return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                     "%s:%zu: column '%s': '%.40s' is not a valid %s value",
-                                     rtcosim_csv_name(table), rtcosim_csv_line(table, r), v->name,
-                                     text, rtcosim_type_name(v->type));
-    }
-    return RTCOSIM_OK;
+    return csv_column_read_integers(table, column, v->name, v->type, *cells, err);
 }
 
 rtcosim_status simulate_binary_decode(const rtcosim_csv *table, const size_t *columns,

@@ -5,7 +5,8 @@
  * component alone has an input of that name. Each named input must be an
  * input no connection drives yet, of a type a table gives (Real, Integer,
  * Enumeration, Boolean); the column takes its type and is held from row to
- * row unless the input is a continuous Real (build.c). */
+ * row unless the input is a continuous Real (build.c); an Int64 or UInt64
+ * column is read exactly (table.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -344,7 +344,7 @@ rtcosim_status system_fmu_ssd(const char *path, const char *input, const table_m
      * after the parse, as in any system: system_add_input_table) */
     if (input) {
         rtcosim_csv *csv = NULL;
-        if ((st = table_map_read(input, map, &csv, err)) == RTCOSIM_OK)
+        if ((st = table_map_read(input, map, NULL, NULL, &csv, err)) == RTCOSIM_OK)
             st = check_input_columns(md, input, csv, err);
         rtcosim_csv_free(csv);
         if (st != RTCOSIM_OK) {

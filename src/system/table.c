@@ -6,8 +6,11 @@
  * linearly interpolated between rows unless the loader gives it a type and
  * hold (rtcosim_table_component_load_columns: what a system's connections
  * from it drive); equal times mark a jump (from that instant on the later
- * row applies, as fmusim reads input files). The state is the time alone, so
- * speculation and rollback need nothing else. */
+ * row applies, as fmusim reads input files). An Int64 or UInt64 column of a
+ * CSV is read as text and decoded exactly once at load (a double rounds
+ * past 2^53 and has no 2^63 - 1), so a step only copies the held row's
+ * value. The state is the time alone, so speculation and rollback need
+ * nothing else. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +34,7 @@ typedef struct table_impl {
     rtcosim_csv_cursor cursor;
     rtcosim_variable *vars;
     bool *hold; /* per column: the last row at or before t, not linear */
+    uint64_t **exact; /* per column: an Int64/UInt64 column's cells read exactly, or NULL */
     size_t count;
     rtcosim_time_ns time;
 } table_impl;
@@ -97,6 +101,10 @@ static rtcosim_status table_get(void *self, rtcosim_type type, const uint32_t *v
                                      table_name(t), t->vars[vrs[i]].name,
                                      rtcosim_type_name(t->vars[vrs[i]].type),
                                      rtcosim_type_name(type));
+        if (t->exact[vrs[i]]) { /* (held: integers are never interpolated) */
+            memcpy((unsigned char *)values + i * size, &t->exact[vrs[i]][t->cursor.row], size);
+            continue;
+        }
         double x = t->hold[vrs[i]] ? rtcosim_csv_cursor_hold(&t->cursor, vrs[i])
                                    : rtcosim_csv_cursor_linear(&t->cursor, vrs[i]);
         if (type == RTCOSIM_TYPE_FLOAT64)
@@ -190,6 +198,9 @@ static void table_destroy(void *self)
     table_impl *t = self;
     if (!t)
         return;
+    for (size_t k = 0; t->exact && k < t->count; k++)
+        free(t->exact[k]);
+    free(t->exact);
     rtcosim_csv_free(t->csv);
     free(t->vars);
     free(t->hold);
@@ -233,7 +244,15 @@ static rtcosim_status apply_column(table_impl *t, const char *path,
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: column '%s': a table gives "
                                  "numbers and Booleans, not %s values", path, c->name,
                                  rtcosim_type_name(c->type));
-    rtcosim_status st = csv_column_check_type(t->csv, (size_t)k, c->type, err);
+    rtcosim_status st;
+    if ((c->type == RTCOSIM_TYPE_INT64 || c->type == RTCOSIM_TYPE_UINT64) &&
+        rtcosim_csv_text(t->csv, 0, (size_t)k)) { /* (read as text: exact_column) */
+        if (!t->exact[k] &&
+            !(t->exact[k] = malloc(rtcosim_csv_row_count(t->csv) * sizeof **t->exact)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+        st = csv_column_read_integers(t->csv, (size_t)k, c->name, c->type, t->exact[k], err);
+    } else
+        st = csv_column_check_type(t->csv, (size_t)k, c->type, err);
     if (st != RTCOSIM_OK)
         return st;
     bool is_float = c->type == RTCOSIM_TYPE_FLOAT64 || c->type == RTCOSIM_TYPE_FLOAT32;
@@ -244,10 +263,11 @@ static rtcosim_status apply_column(table_impl *t, const char *path,
     return RTCOSIM_OK;
 }
 
-rtcosim_status table_map_read(const char *path, const table_map *map, rtcosim_csv **out,
-                              rtcosim_error *err)
+rtcosim_status table_map_read(const char *path, const table_map *map,
+                              bool (*is_text)(void *context, const char *column), void *context,
+                              rtcosim_csv **out, rtcosim_error *err)
 {
-    rtcosim_status st = rtcosim_csv_read_input_file(path, NULL, NULL, out, err);
+    rtcosim_status st = rtcosim_csv_read_input_file(path, is_text, context, out, err);
     if (st == RTCOSIM_OK && map && map->count &&
         (st = rtcosim_csv_select_columns(*out, map->count, map->column, map->input, err)) !=
             RTCOSIM_OK) {
@@ -265,16 +285,51 @@ rtcosim_status rtcosim_table_component_load_columns(const char *path,
     return table_component_load_mapped(path, NULL, columns, column_count, out, err);
 }
 
+typedef struct exact_columns {
+    const table_map *map;
+    const rtcosim_table_column *columns;
+    size_t count;
+} exact_columns;
+
+static bool is_wide_integer(const exact_columns *x, const char *name)
+{
+    for (size_t i = 0; i < x->count; i++)
+        if (x->columns[i].name && strcmp(x->columns[i].name, name) == 0)
+            return x->columns[i].type == RTCOSIM_TYPE_INT64 ||
+                   x->columns[i].type == RTCOSIM_TYPE_UINT64;
+    return false;
+}
+
+/* Is the file's column read as text, for apply_column to decode exactly: it
+ * is given Int64 or UInt64, or (mapped) every input it drives is. (A column
+ * that drives an Int64 input and a Real one stays a number, as before.) */
+static bool exact_column(void *context, const char *column)
+{
+    const exact_columns *x = context;
+    if (!x->map || !x->map->count)
+        return is_wide_integer(x, column);
+    bool any = false;
+    for (size_t i = 0; i < x->map->count; i++)
+        if (strcmp(x->map->column[i], column) == 0) {
+            if (!is_wide_integer(x, x->map->input[i]))
+                return false;
+            any = true;
+        }
+    return any;
+}
+
 rtcosim_status table_component_load_mapped(const char *path, const table_map *map,
                                            const rtcosim_table_column *columns,
                                            size_t column_count, rtcosim_component **out,
                                            rtcosim_error *err)
 {
+    exact_columns exact = {map, columns, column_count};
     *out = NULL;
     table_impl *t = calloc(1, sizeof *t);
     if (!t)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-    rtcosim_status st = table_map_read(path, map, &t->csv, err);
+    rtcosim_status st = table_map_read(path, map, column_count ? exact_column : NULL, &exact,
+                                       &t->csv, err);
     if (st != RTCOSIM_OK) {
         table_destroy(t);
         return st;
@@ -286,7 +341,8 @@ rtcosim_status table_component_load_mapped(const char *path, const table_map *ma
                                  "time", path);
     }
     if (!(t->vars = calloc(t->count, sizeof *t->vars)) ||
-        !(t->hold = calloc(t->count, sizeof *t->hold))) {
+        !(t->hold = calloc(t->count, sizeof *t->hold)) ||
+        !(t->exact = calloc(t->count, sizeof *t->exact))) {
         table_destroy(t);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }

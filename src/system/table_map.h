@@ -6,6 +6,7 @@
 #ifndef RTCOSIM_SYSTEM_TABLE_MAP_H
 #define RTCOSIM_SYSTEM_TABLE_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rtcosim/component.h"
@@ -20,10 +21,12 @@ typedef struct table_map {
     const char *const *input;   /* ... drives this input */
 } table_map;
 
-/* The input file at path (rtcosim_csv_read_input_file) with map applied
- * (NULL or count 0: as it is). */
-rtcosim_status table_map_read(const char *path, const table_map *map, rtcosim_csv **out,
-                              rtcosim_error *err);
+/* The input file at path (rtcosim_csv_read_input_file, the file's columns
+ * for which is_text(context, column) holds kept as text; is_text NULL:
+ * none) with map applied (NULL or count 0: as it is). */
+rtcosim_status table_map_read(const char *path, const table_map *map,
+                              bool (*is_text)(void *context, const char *column), void *context,
+                              rtcosim_csv **out, rtcosim_error *err);
 /* rtcosim_table_component_load_columns on that table. */
 rtcosim_status table_component_load_mapped(const char *path, const table_map *map,
                                            const rtcosim_table_column *columns,

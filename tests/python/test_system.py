@@ -269,3 +269,56 @@ def test_a_measurement_drives_inputs_by_input_columns(tmpdir_private):
                          input_columns={"Float64_continuous_input": "Float64_discrete_inpt"})
     with pytest.raises(rtcosim.Error, match="input_columns maps the columns of input_file"):
         rtcosim.System(fmu("Feedthrough-fmi3.fmu")).run(input_columns=columns)
+
+
+def test_run_input_file_gives_64_bit_inputs_exactly(cli, tmpdir_private):
+    """`rtcosim run SYSTEM --input-file`: Int64 and UInt64 columns are read
+    exactly, as `simulate` reads them (a double rounds 2^53 + 1 to 2^53 and
+    has no 2^63 - 1): the Feedthrough FMU's outputs in the results CSV are the
+    table's own digits, each row held until the next (Jacobi: the output a
+    macro step behind its input), "1e3" taken as 1000; System.run gives the
+    same as int64 and uint64. A value outside the type, or no number, is one
+    line naming the file, line and column, and the run exits 1."""
+    ssd = _fmu_system(os.path.join(tmpdir_private, "wide.ssd"), {"f": "Feedthrough-fmi3.fmu"},
+                      master='stepSize="0.5"')
+    table = os.path.join(tmpdir_private, "in.csv")
+    rows = [("0", "9007199254740993", "18446744073709551615"),
+            ("1", "-9223372036854775808", "9007199254740993"),
+            ("2", "9223372036854775807", "1e3")]
+    with open(table, "w") as f:
+        f.write("time,f.Int64_input,f.UInt64_input\n" + "".join(",".join(r) + "\n" for r in rows))
+    out = os.path.join(tmpdir_private, "out.csv")
+    subprocess.run([cli, "run", ssd, "--input-file", table, "--stop-time", "3",
+                    "--output-variable", "f.Int64_output", "--output-variable", "f.UInt64_output",
+                    "--output-file", out], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    # at t the input of t - 0.5 (0 at the start), the last row at or before it
+    times = [k / 2 for k in range(7)]
+    held = [rows[min(int(max(t - 0.5, 0)), 2)] for t in times]
+    expected = [(t, int(r[1]), int(float(r[2])) if "e" in r[2] else int(r[2]))
+                for t, r in zip(times, held)]
+    with open(out) as f:
+        lines = f.read().splitlines()
+    assert lines[0] == '"time","f.Int64_output","f.UInt64_output"'
+    got = [tuple(line.split(",")) for line in lines[1:]]
+    assert [(float(t), int(i), int(u)) for t, i, u in got] == expected
+    assert got[1][1:] == ("9007199254740993", "18446744073709551615")  # the digits themselves
+    assert got[-1][1:] == ("9223372036854775807", "1000")
+    r = rtcosim.System(ssd).run(stop_time=3, input_file=table,
+                                output=["f.Int64_output", "f.UInt64_output"])
+    assert r.dtype["f.Int64_output"] == np.int64 and r.dtype["f.UInt64_output"] == np.uint64
+    assert [(float(t), int(i), int(u)) for t, i, u in r.tolist()] == expected
+
+    for column, cell in (("f.Int64_input", "9223372036854775808"), ("f.UInt64_input", "-1"),
+                         ("f.Int64_input", "abc"), ("f.UInt64_input", "18446744073709551616")):
+        with open(table, "w") as f:
+            f.write(f"time,{column}\n0,0\n1,{cell}\n")
+        p = subprocess.run([cli, "run", ssd, "--input-file", table, "--stop-time", "1",
+                            "--output-file", out], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        assert p.returncode == 1, p.stderr
+        errors = [line for line in p.stderr.splitlines() if line.startswith("rtcosim:")]
+        assert len(errors) == 1, p.stderr
+        assert table + ":3:" in errors[0] and column in errors[0] and cell in errors[0], errors
+        with pytest.raises(rtcosim.Error, match=":3: column .*" + column.replace(".", r"\.")):
+            rtcosim.System(ssd).run(stop_time=1, input_file=table)

@@ -529,6 +529,74 @@ static void test_an_fmu_alone_takes_every_kind_of_input(void **state)
     }
 }
 
+/* Int64 and UInt64 columns are read exactly, as `simulate` reads them: a
+ * double would give 2^53 + 1 as 2^53 and has no 2^63 - 1. Held from row to
+ * row (at 0.5 s the row of 0 s), "1e3" taken as 1000; a value outside the
+ * type, or no whole number, is refused naming the file's line and the
+ * column. */
+static void test_64_bit_columns_are_exact(void **state)
+{
+    (void)state;
+    const char *path = tu_scratch("wide.csv");
+    tu_write_file(path, "time,i,u\n0,9007199254740993,18446744073709551615\n"
+                        "1,-9223372036854775808,9007199254740993\n"
+                        "2,9223372036854775807,1e3\n");
+    const rtcosim_table_column cols[] = {{"i", RTCOSIM_TYPE_INT64, false},
+                                         {"u", RTCOSIM_TYPE_UINT64, false}};
+    rtcosim_component *c = NULL;
+    rtcosim_error err;
+    if (rtcosim_table_component_load_columns(path, cols, 2, &c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    static const struct {
+        double t;
+        int64_t i;
+        uint64_t u;
+    } want[] = {{0, INT64_C(9007199254740993), UINT64_MAX},
+                {0.5, INT64_C(9007199254740993), UINT64_MAX},
+                {1, INT64_MIN, UINT64_C(9007199254740993)},
+                {2, INT64_MAX, 1000},
+                {2.5, INT64_MAX, 1000}};
+    rtcosim_time_ns t = 0;
+    if (rtcosim_component_instantiate(c, "wide", &err) != RTCOSIM_OK ||
+        rtcosim_component_setup(c, 0, 0, -1, &err) != RTCOSIM_OK ||
+        rtcosim_component_enter_init(c, &err) != RTCOSIM_OK ||
+        rtcosim_component_exit_init(c, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        if (want[k].t > 0)
+            step_to(c, &t, want[k].t);
+        uint32_t vr[] = {0, 1};
+        int64_t i = 0;
+        uint64_t u = 0;
+        if (rtcosim_component_get(c, RTCOSIM_TYPE_INT64, &vr[0], 1, &i, &err) != RTCOSIM_OK ||
+            rtcosim_component_get(c, RTCOSIM_TYPE_UINT64, &vr[1], 1, &u, &err) != RTCOSIM_OK)
+            fail_msg("%s", err.message);
+        if (i != want[k].i || u != want[k].u)
+            fail_msg("at %g s: %lld and %llu, expected %lld and %llu", want[k].t, (long long)i,
+                     (unsigned long long)u, (long long)want[k].i,
+                     (unsigned long long)want[k].u);
+    }
+    rtcosim_component_free(c);
+
+    static const struct {
+        const char *csv, *message;
+    } bad[] = {
+        {"time,i,u\n0,0,0\n1,9223372036854775808,0\n",
+         "wide.csv:3: column 'i': '9223372036854775808' is not a valid Int64 value"},
+        {"time,i,u\n0,0,0\n\n1,0,-1\n", "wide.csv:4: column 'u': '-1' is not a valid UInt64 value"},
+        {"time,i,u\n0,1.5,0\n", "wide.csv:2: column 'i': '1.5' is not a valid Int64 value"},
+        {"time,i,u\n0,0,18446744073709551616\n",
+         "wide.csv:2: column 'u': '18446744073709551616' is not a valid UInt64 value"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        tu_write_file(path, bad[k].csv);
+        assert_int_not_equal(rtcosim_table_component_load_columns(path, cols, 2, &c, &err),
+                             RTCOSIM_OK);
+        if (!strstr(err.message, bad[k].message) || strchr(err.message, '\n'))
+            fail_msg("got '%s', expected '... %s'", err.message, bad[k].message);
+    }
+}
+
 /* An input file's column may name an element of an FMI 3.0 array input
  * ("a.u[3]", as the model's variable table names it): the StateSpace FMU's
  * u[1] and u[3] follow the table (u[2] keeps its start 0), the values the
@@ -608,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_columns_take_the_kinds_of_their_inputs),
         cmocka_unit_test(test_an_fmu_alone_takes_every_kind_of_input),
         cmocka_unit_test(test_an_input_file_drives_array_elements),
+        cmocka_unit_test(test_64_bit_columns_are_exact),
     };
     return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }
