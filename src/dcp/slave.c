@@ -15,6 +15,11 @@
 #include "util/le.h"
 #include "rtcosim/log.h"
 
+rtcosim_time_ns dcp_slave_now(const rtcosim_dcp_slave *s)
+{
+    return dcp_now_ns() + s->clock_skew;
+}
+
 static void set_state(rtcosim_dcp_slave *s, uint8_t state)
 {
     s->state = state;
@@ -172,16 +177,28 @@ static void step(rtcosim_dcp_slave *s, uint32_t steps)
  * the slave enters its state at once and starts the simulated time when the
  * wall clock reaches it (3.2.5.12), i.e. under the master's clock. 0 or a
  * time already past: now. Returned on the monotonic clock the loop uses. */
-static rtcosim_time_ns srt_start(int64_t start_time)
+static rtcosim_time_ns srt_start(const rtcosim_dcp_slave *s, int64_t start_time)
 {
     struct timespec real;
     clock_gettime(CLOCK_REALTIME, &real);
-    rtcosim_time_ns now = dcp_now_ns();
+    rtcosim_time_ns now = dcp_slave_now(s);
     if (start_time <= 0 || start_time > INT64_MAX / RTCOSIM_NS_PER_S)
         return now;
     rtcosim_time_ns ahead = start_time * RTCOSIM_NS_PER_S -
                             ((rtcosim_time_ns)real.tv_sec * RTCOSIM_NS_PER_S + real.tv_nsec);
     return ahead > 0 ? now + ahead : now;
+}
+
+/* SRT: when the step after the one due at `at` is due. Saturated: a start
+ * time years ahead plus a period of years (both the master's) is a step that
+ * never comes, not an overflow of the clock. */
+static rtcosim_time_ns next_rt_step_after(const rtcosim_dcp_slave *s, rtcosim_time_ns at)
+{
+    rtcosim_time_ns period;
+    if (rtcosim_dcp_steps_to_ns(s->rt_steps, s->tick_ns, &period, NULL) != RTCOSIM_OK ||
+        period > INT64_MAX - at)
+        return INT64_MAX;
+    return at + period;
 }
 
 /* The computation of STC_do_step, announced with NTF COMPUTED. */
@@ -272,7 +289,7 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
              * step to h is taken (and its outputs sent) when start + h is
              * reached, never ahead of real time, so that inputs the master
              * sent for time 0 are there for it. */
-            s->next_rt_step = srt_start(p->start_time) + (rtcosim_time_ns)s->rt_steps * s->tick_ns;
+            s->next_rt_step = next_rt_step_after(s, srt_start(s, p->start_time));
         }
         return;
     case RTCOSIM_DCP_STC_DO_STEP:
@@ -290,7 +307,7 @@ static void state_change(rtcosim_dcp_slave *s, const rtcosim_dcp_pdu *p)
              * COMPUTING waits for them (or for input_wait_ns). */
             s->step_held = true;
             s->held_steps = p->steps;
-            s->held_since = dcp_now_ns();
+            s->held_since = dcp_slave_now(s);
         }
         return;
     case RTCOSIM_DCP_STC_STOP:
@@ -434,7 +451,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
     if (request && s->have_seq && same_peer(from, &s->master) &&
         p.seq_id == s->last_seq && p.type == s->last_req_type && s->last_rsp_size) {
         if (registered)
-            s->last_heard = dcp_now_ns();
+            s->last_heard = dcp_slave_now(s);
         dcp_link_send(&s->link, &s->master, s->last_rsp, s->last_rsp_size);
         return;
     }
@@ -482,7 +499,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
         return;
     }
     if (from_master) {
-        s->last_heard = dcp_now_ns();
+        s->last_heard = dcp_slave_now(s);
         s->session_pdus++;
         /* Control PDU sequence (3.4.1.1): the last valid one + 1. */
         if ((uint16_t)(p.seq_id - s->last_seq) != 1 && p.type != RTCOSIM_DCP_STC_REGISTER) {
@@ -528,7 +545,7 @@ static void handle(rtcosim_dcp_slave *s, size_t size, const dcp_peer *from)
     }
     if (p.type == RTCOSIM_DCP_STC_REGISTER) {
         do_register(s, &p, from);
-        s->last_heard = dcp_now_ns();
+        s->last_heard = dcp_slave_now(s);
         return;
     }
     s->last_seq = p.seq_id;
@@ -561,7 +578,7 @@ static void real_time_step(rtcosim_dcp_slave *s)
         if (dcp_slave_send_outputs(s, s->rt_step_count, &err) != RTCOSIM_OK)
             fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC, err.message);
     }
-    s->next_rt_step += (rtcosim_time_ns)s->rt_steps * s->tick_ns;
+    s->next_rt_step = next_rt_step_after(s, s->next_rt_step);
 }
 
 static bool real_time_active(const rtcosim_dcp_slave *s)
@@ -571,80 +588,98 @@ static bool real_time_active(const rtcosim_dcp_slave *s)
             s->state == RTCOSIM_DCP_SYNCHRONIZING);
 }
 
+bool dcp_slave_timers(rtcosim_dcp_slave *s, rtcosim_time_ns now, rtcosim_time_ns *timeout)
+{
+    if (s->state != RTCOSIM_DCP_ALIVE) {
+        rtcosim_time_ns silent = now - s->last_heard;
+        /* A master on TCP that closed its control connection is gone at
+         * once; one that started a heartbeat, after the timeout
+         * (3.4.9.2). A master that never sent INF_state set no heartbeat
+         * and may be silent (DCPLib's master in SRT until STC_stop). */
+        bool lost = s->heartbeat_armed && silent >= s->cfg.heartbeat_timeout_ns;
+        /* A registration followed by nothing at all for the timeout is
+         * no master (a stray or replayed STC_register): it must not
+         * hold the slave. Every master configures right after it. */
+        if (!s->heartbeat_armed && s->session_pdus == 0 && s->state == RTCOSIM_DCP_CONFIGURATION &&
+            silent >= s->cfg.heartbeat_timeout_ns) {
+            char who[32];
+            inet_ntop(AF_INET, &s->master.addr.sin_addr, who, sizeof who);
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dcp",
+                        "slave %s: %s:%u registered and sent nothing for %.3g s: session dropped",
+                        s->name, who, (unsigned)ntohs(s->master.addr.sin_port),
+                        (double)silent / 1e9);
+            end_session(s);
+            notify(s, RTCOSIM_DCP_ALIVE);
+            return true;
+        }
+        if (lost || !dcp_link_peer_open(&s->link, &s->master)) {
+            /* The master vanished: error, resolve, deregister (ALIVE). */
+            if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
+                fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED,
+                     lost ? "master silent after its heartbeat began" : "master closed the connection");
+            end_session(s);
+            set_state(s, RTCOSIM_DCP_ALIVE);
+            return true;
+        }
+        if (s->heartbeat_armed && s->cfg.heartbeat_timeout_ns - silent < *timeout)
+            *timeout = s->cfg.heartbeat_timeout_ns - silent;
+    }
+    /* TCP connections that carry nothing (not the master's) are closed
+     * after the same timeout, so that they cannot fill every slot. */
+    if (s->link.listen_fd >= 0)
+        (void)dcp_link_close_idle(&s->link, s->cfg.heartbeat_timeout_ns);
+    if (s->link.idle_closed != s->idle_logged) {
+        uint32_t n = s->link.idle_closed - s->idle_logged;
+        if (n == 1)
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s", s->name, s->link.idle_closed_what);
+        else
+            rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %u idle TCP connections closed (last: %s)",
+                        s->name, (unsigned)n, s->link.idle_closed_what);
+        s->idle_logged = s->link.idle_closed;
+    }
+    if (s->step_held) {
+        rtcosim_time_ns due = s->held_since + s->cfg.input_wait_ns;
+        if (now >= due) {
+            uint16_t code = dcp_slave_inputs_missed(s);
+            if (code)
+                fail(s, code, "more data PDUs lost in a row than maxConsecMissedPdus");
+            else
+                compute(s, s->held_steps);
+            return true;
+        }
+        if (due - now < *timeout)
+            *timeout = due - now;
+    }
+    if (real_time_active(s)) {
+        if (now >= s->next_rt_step) {
+            real_time_step(s);
+            return true;
+        }
+        if (s->next_rt_step - now < *timeout)
+            *timeout = s->next_rt_step - now;
+    }
+    return false;
+}
+
+void dcp_slave_handle_datagram(rtcosim_dcp_slave *s, const uint8_t *data, size_t size,
+                               const dcp_peer *from)
+{
+    if (size == 0 || size > sizeof s->rx)
+        return;
+    memcpy(s->rx, data, size);
+    handle(s, size, from);
+}
+
 rtcosim_status rtcosim_dcp_slave_run(rtcosim_dcp_slave *s, rtcosim_error *err)
 {
     (void)err;
     while (!atomic_load(&s->stop)) {
-        rtcosim_time_ns now = dcp_now_ns();
         rtcosim_time_ns timeout = 100 * RTCOSIM_NS_PER_MS;
-        if (s->state != RTCOSIM_DCP_ALIVE) {
-            rtcosim_time_ns silent = now - s->last_heard;
-            /* A master on TCP that closed its control connection is gone at
-             * once; one that started a heartbeat, after the timeout
-             * (3.4.9.2). A master that never sent INF_state set no heartbeat
-             * and may be silent (DCPLib's master in SRT until STC_stop). */
-            bool lost = s->heartbeat_armed && silent >= s->cfg.heartbeat_timeout_ns;
-            /* A registration followed by nothing at all for the timeout is
-             * no master (a stray or replayed STC_register): it must not
-             * hold the slave. Every master configures right after it. */
-            if (!s->heartbeat_armed && s->session_pdus == 0 && s->state == RTCOSIM_DCP_CONFIGURATION &&
-                silent >= s->cfg.heartbeat_timeout_ns) {
-                char who[32];
-                inet_ntop(AF_INET, &s->master.addr.sin_addr, who, sizeof who);
-                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp",
-                            "slave %s: %s:%u registered and sent nothing for %.3g s: session dropped",
-                            s->name, who, (unsigned)ntohs(s->master.addr.sin_port),
-                            (double)silent / 1e9);
-                end_session(s);
-                notify(s, RTCOSIM_DCP_ALIVE);
-                continue;
-            }
-            if (lost || !dcp_link_peer_open(&s->link, &s->master)) {
-                /* The master vanished: error, resolve, deregister (ALIVE). */
-                if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
-                    fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED,
-                         lost ? "master silent after its heartbeat began" : "master closed the connection");
-                end_session(s);
-                set_state(s, RTCOSIM_DCP_ALIVE);
-                continue;
-            }
-            if (s->heartbeat_armed && s->cfg.heartbeat_timeout_ns - silent < timeout)
-                timeout = s->cfg.heartbeat_timeout_ns - silent;
-        }
-        /* TCP connections that carry nothing (not the master's) are closed
-         * after the same timeout, so that they cannot fill every slot. */
-        if (s->link.listen_fd >= 0)
-            (void)dcp_link_close_idle(&s->link, s->cfg.heartbeat_timeout_ns);
-        if (s->link.idle_closed != s->idle_logged) {
-            uint32_t n = s->link.idle_closed - s->idle_logged;
-            if (n == 1)
-                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %s", s->name, s->link.idle_closed_what);
-            else
-                rtcosim_log(RTCOSIM_LOG_WARNING, "dcp", "slave %s: %u idle TCP connections closed (last: %s)",
-                            s->name, (unsigned)n, s->link.idle_closed_what);
-            s->idle_logged = s->link.idle_closed;
-        }
-        if (s->step_held) {
-            rtcosim_time_ns due = s->held_since + s->cfg.input_wait_ns;
-            if (now >= due) {
-                uint16_t code = dcp_slave_inputs_missed(s);
-                if (code)
-                    fail(s, code, "more data PDUs lost in a row than maxConsecMissedPdus");
-                else
-                    compute(s, s->held_steps);
-                continue;
-            }
-            if (due - now < timeout)
-                timeout = due - now;
-        }
-        if (real_time_active(s)) {
-            if (now >= s->next_rt_step) {
-                real_time_step(s);
-                continue;
-            }
-            if (s->next_rt_step - now < timeout)
-                timeout = s->next_rt_step - now;
-        }
+        /* Something was due: one more look at the sockets, without waiting,
+         * before the next. A loop behind the SRT period (a model slower than
+         * the steps the master asked for) must still hear STC_stop. */
+        if (dcp_slave_timers(s, dcp_slave_now(s), &timeout))
+            timeout = 0;
         dcp_peer from;
         long n = dcp_link_recv(&s->link, s->rx, sizeof s->rx, &from, timeout, s->cfg.spin_ns);
         if (n > 0)

@@ -309,8 +309,12 @@ uint16_t dcp_slave_check_config(rtcosim_dcp_slave *s)
     /* SRT steps on the wall clock, each with its output PDU: a period the
      * loop cannot keep (1 ns, as a master taking the DCPX's first
      * Resolution with CFG_steps 1 asks) would only spin and flood the
-     * network. */
-    if (s->mode != RTCOSIM_DCP_OP_NRT && (rtcosim_time_ns)s->rt_steps * s->tick_ns < DCP_MIN_SRT_PERIOD_NS)
+     * network. A period past 64-bit ns (CFG_steps times a resolution of
+     * hours) is no period either. */
+    rtcosim_time_ns period;
+    if (s->mode != RTCOSIM_DCP_OP_NRT &&
+        (rtcosim_dcp_steps_to_ns(s->rt_steps, s->tick_ns, &period, NULL) != RTCOSIM_OK ||
+         period < DCP_MIN_SRT_PERIOD_NS))
         return RTCOSIM_DCP_ERR_INVALID_STEPS;
     return 0;
 }

@@ -101,6 +101,9 @@ struct rtcosim_dcp_slave {
     bool step_held;
     uint32_t held_steps;
     rtcosim_time_ns held_since;
+    /* Added to the monotonic clock (dcp_slave_now): 0 in service; the
+     * fuzzer moves the slave's clock ahead with it. */
+    rtcosim_time_ns clock_skew;
 
     uint8_t rx[RTCOSIM_DCP_MAX_PDU];
     uint8_t tx[RTCOSIM_DCP_MAX_PDU];
@@ -133,5 +136,18 @@ uint16_t dcp_slave_inputs_missed(rtcosim_dcp_slave *s);
 rtcosim_status dcp_slave_apply_pending(rtcosim_dcp_slave *s, rtcosim_error *err);
 rtcosim_status dcp_slave_send_outputs(rtcosim_dcp_slave *s, uint64_t step_count, rtcosim_error *err);
 dcp_data_id *dcp_slave_find_id(rtcosim_dcp_slave *s, uint16_t id, bool is_output, bool create);
+
+/* slave.c: the two halves of rtcosim_dcp_slave_run's loop, also driven
+ * directly by fuzz/fuzz_dcp_slave.c (a hostile master's PDUs, a fake clock).
+ * handle_datagram: one received PDU (copied into s->rx; empty or larger than
+ * RTCOSIM_DCP_MAX_PDU: ignored) from `from`, answered through the link.
+ * timers: what is due at monotonic time `now` (heartbeat loss, a held NRT
+ * step's input wait, the next SRT step): true when it did something (call
+ * again), else false with *timeout lowered to the time until the next one. */
+/* The slave's clock: dcp_now_ns() + clock_skew. */
+rtcosim_time_ns dcp_slave_now(const rtcosim_dcp_slave *s);
+void dcp_slave_handle_datagram(rtcosim_dcp_slave *s, const uint8_t *data, size_t size,
+                               const dcp_peer *from);
+bool dcp_slave_timers(rtcosim_dcp_slave *s, rtcosim_time_ns now, rtcosim_time_ns *timeout);
 
 #endif
