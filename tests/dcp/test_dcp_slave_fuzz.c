@@ -48,6 +48,17 @@ static void rig_close(rig *r)
 
 /* Send request p (the next sequence id, receiver 1) and return the error
  * code of its answer: 0 for RSP_ack, RSP_nack's code otherwise. */
+/* A datagram's verdict on request `seq`: 0 (RSP_ack), its error code
+ * (RSP_nack), or -1 when it is no answer to that request. */
+static long verdict(const uint8_t *buf, long got, uint16_t seq)
+{
+    rtcosim_dcp_pdu a;
+    if (got <= 0 || rtcosim_dcp_pdu_decode(buf, (size_t)got, &a, NULL, NULL) != RTCOSIM_OK ||
+        a.seq_id != seq)
+        return -1;
+    return a.type == RTCOSIM_DCP_RSP_ACK ? 0 : a.type == RTCOSIM_DCP_RSP_NACK ? a.error_code : -1;
+}
+
 static uint16_t request(rig *r, rtcosim_dcp_pdu p)
 {
     uint8_t buf[RTCOSIM_DCP_MAX_PDU];
@@ -59,14 +70,9 @@ static uint16_t request(rig *r, rtcosim_dcp_pdu p)
     /* Loopback delivers a datagram before sendto returns. */
     long got;
     while ((got = recv(r->fd, buf, sizeof buf, MSG_DONTWAIT)) > 0) {
-        rtcosim_dcp_pdu a;
-        if (rtcosim_dcp_pdu_decode(buf, (size_t)got, &a, NULL, NULL) != RTCOSIM_OK ||
-            a.seq_id != p.seq_id)
-            continue;
-        if (a.type == RTCOSIM_DCP_RSP_ACK)
-            return 0;
-        if (a.type == RTCOSIM_DCP_RSP_NACK)
-            return a.error_code;
+        long v = verdict(buf, got, p.seq_id);
+        if (v >= 0)
+            return (uint16_t)v;
     }
     fail_msg("no answer to %s", rtcosim_dcp_pdu_type_name(p.type));
     return 0xFFFF;
@@ -179,15 +185,9 @@ static uint16_t net_request(int fd, const struct sockaddr_in *to, uint16_t *seq,
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         if (left <= 0 || poll(&pfd, 1, (int)left) != 1)
             return 0xFFFF;
-        long got = recv(fd, buf, sizeof buf, 0);
-        rtcosim_dcp_pdu a;
-        if (got <= 0 || rtcosim_dcp_pdu_decode(buf, (size_t)got, &a, NULL, NULL) != RTCOSIM_OK ||
-            a.seq_id != p.seq_id)
-            continue;
-        if (a.type == RTCOSIM_DCP_RSP_ACK)
-            return 0;
-        if (a.type == RTCOSIM_DCP_RSP_NACK)
-            return a.error_code;
+        long v = verdict(buf, recv(fd, buf, sizeof buf, 0), p.seq_id);
+        if (v >= 0)
+            return (uint16_t)v;
     }
 }
 
