@@ -103,15 +103,16 @@ def check(rows, k1, k2, t1, tol):
 
 def real_time(tmp):
     proc, port = start(["run", "decay.ssd", "--real-time", "--step-size", "0.001",
-                        "--stop-time", "1.5", "--serve", "0", "-q", "--rt-report", "report",
+                        "--stop-time", "4", "--serve", "0", "-q", "--rt-report", "report",
                         "--output-file", "rt.csv"], tmp)
     # k is set once the run is past 0.1 s (the step is not at its start); the
     # run's time is at least the sample's.
     wait_for("the real-time run past t = 0.1 s", lambda: call(port, "/api/values"),
              lambda v: v["time"] is not None and v["time"] > 0.1)
-    # The one deadline left: the request must reach the run within its 1.5 s
-    # (a longer run drifts past the 1e-12 below: the difference between the
-    # FMU's recurrence and pow grows with the steps, 1.1e-12 at t = 2.4 s).
+    # The one deadline left: the request must reach the run within its 4 s,
+    # 3.9 s of slack on a loaded machine (the difference between the FMU's
+    # recurrence and pow grows with the steps, 1.1e-12 at t = 2.4 s: the
+    # check below allows 5e-12, about twice the drift at 4 s).
     reply = call(port, "/api/set", {"name": "plant.k", "value": 4})
     assert reply["ok"] is True, reply
     out, err = proc.communicate(timeout=60)
@@ -122,9 +123,9 @@ def real_time(tmp):
     assert len(tuning) == 1 and tuning[0][1] == "plant.k" and tuning[0][2] == 4.0, tuning
     assert read_tuning(os.path.join(tmp, "report", "tuning.csv")) == tuning
     t1 = tuning[0][0]
-    assert 0.1 < t1 < 1.5, t1
+    assert 0.1 < t1 < 4, t1
     assert "tuned: plant.k = 4 at t = " in out, out
-    check(read_rows(os.path.join(tmp, "rt.csv")), 1.0, 4.0, t1, 1e-12)
+    check(read_rows(os.path.join(tmp, "rt.csv")), 1.0, 4.0, t1, 5e-12)
 
 
 def offline(tmp):
