@@ -3,6 +3,8 @@
  * runs it, streams the observed outputs to CSV and prints a short summary.
  * With --real-time it runs paced to the wall clock through system_rt.h, with
  * a non-real-time part, estimates and a timing/estimation report. */
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,27 @@ void cli_print_master_plan(const rtcosim_master *m, const char *label)
     printf("%scoupling: extrapolation %s, correction %s, step input %s\n", label,
            rtcosim_extrapolation_name(cd->extrapolation), rtcosim_correction_name(cd->correction),
            rtcosim_step_input_name(cd->step_input));
+}
+
+/* One of the final values after the run, as a person reads it: integers
+ * and Booleans whole (an Int64 of 2^53 + 1 or an Int32 of 2^31 - 1 as
+ * written, not 9.00719925e+15), floats to 9 digits. */
+static void print_final_value(rtcosim_master *m, size_t i, double x)
+{
+    const char *name = rtcosim_master_observed_name(m, i);
+    const rtcosim_variable *v = rtcosim_master_observed_variable(m, i);
+    rtcosim_value exact;
+    if (v && rtcosim_master_observed_exact(m, i, &exact)) {
+        if (v->type == RTCOSIM_TYPE_INT64)
+            printf("  %-32s %" PRId64 "\n", name, exact.i64);
+        else
+            printf("  %-32s %" PRIu64 "\n", name, exact.u64);
+    } else if (v && v->type != RTCOSIM_TYPE_FLOAT64 && v->type != RTCOSIM_TYPE_FLOAT32 &&
+               isfinite(x)) {
+        printf("  %-32s %.0f\n", name, x); /* (whole numbers below 2^53: exact) */
+    } else {
+        printf("  %-32s %.9g\n", name, x);
+    }
 }
 
 static int run_system(const run_args *a)
@@ -565,7 +588,7 @@ static int run_system(const run_args *a)
                (unsigned long long)stats.rows_written, out.count + out.text_count, a->output_file);
     const double *final = rtcosim_master_observed_values(m);
     for (size_t i = 0; i < out.count && i < 12; i++)
-        printf("  %-32s %.9g\n", rtcosim_master_observed_name(m, i), final[i]);
+        print_final_value(m, i, final[i]);
     if (out.count > 12)
         printf("  ... and %zu more\n", out.count - 12);
     int can = cli_can_bus_finish(&a->can, m); /* rc may hold a signal's exit code */
