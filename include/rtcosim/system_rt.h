@@ -148,6 +148,17 @@ uint64_t rtcosim_system_rt_rows_written(const rtcosim_system_rt *srt);
 /* The values of the last results row (column order; NaN in a String or
  * Binary column). */
 const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt);
+/* The variable behind a results column (type, unit, description): the
+ * real-time part's observed variable or the non-real-time output it
+ * records; NULL when unknown or out of range. */
+const rtcosim_variable *rtcosim_system_rt_column_variable(const rtcosim_system_rt *srt,
+                                                          size_t index);
+/* A numeric column's last value exactly when it records an Int64 or UInt64
+ * output of the real-time part (last_values' double rounds past 2^53): into
+ * value->i64 or ->u64 by the column variable's type; false otherwise. The
+ * results file holds such columns exactly too. */
+bool rtcosim_system_rt_last_exact(const rtcosim_system_rt *srt, size_t index,
+                                  rtcosim_value *value);
 /* The numeric columns come first; String and Binary ones (the real-time
  * part's, named by --output-variable) follow them. */
 size_t rtcosim_system_rt_numeric_column_count(const rtcosim_system_rt *srt);

@@ -470,8 +470,11 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
     srt->last_values = calloc(n + 1, sizeof *srt->last_values);
     srt->last_text = calloc(n + 1, sizeof *srt->last_text);
     srt->text_values = calloc(n_text + 1, sizeof *srt->text_values);
+    srt->column_exact = calloc(n + 1, sizeof *srt->column_exact);
+    srt->exact_columns = calloc(n + 1, sizeof *srt->exact_columns);
     if (!srt->column_rt_index || !srt->column_input || !srt->column_text || !srt->row ||
-        !srt->last_values || !srt->last_text || !srt->text_values)
+        !srt->last_values || !srt->last_text || !srt->text_values || !srt->column_exact ||
+        !srt->exact_columns)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     const group *g = &srt->groups[0];
     size_t kept = 0;
@@ -552,6 +555,14 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
         numeric++;
     }
     srt->numeric_column_count = numeric;
+    for (size_t i = 0; i < numeric; i++) {
+        const rtcosim_variable *v = rtcosim_system_rt_column_variable(srt, i);
+        if (srt->column_rt_index[i] >= 0 && v &&
+            (v->type == RTCOSIM_TYPE_INT64 || v->type == RTCOSIM_TYPE_UINT64)) {
+            srt->column_exact[i] = true;
+            srt->exact_columns[srt->exact_count++] = i;
+        }
+    }
     return RTCOSIM_OK;
 }
 
@@ -734,6 +745,8 @@ void rtcosim_system_rt_free(rtcosim_system_rt *srt)
     free(srt->column_input);
     free(srt->column_text);
     free(srt->row);
+    free(srt->column_exact);
+    free(srt->exact_columns);
     free(srt->last_values);
     free(srt->last_text);
     free(srt->text_values);

@@ -57,6 +57,10 @@ static void gather_row(rtcosim_system_rt *srt)
         srt->last_values[i] = v;
         srt->row[i].f64 = v;
     }
+    for (size_t k = 0; k < srt->exact_count; k++) { /* (Int64, UInt64: past 2^53 too) */
+        size_t i = srt->exact_columns[k];
+        rtcosim_master_observed_exact(m, (size_t)srt->column_rt_index[i], &srt->row[i]);
+    }
     if (srt->numeric_column_count == srt->column_count)
         return;
     /* The String and Binary columns, read from their components (valid

@@ -77,6 +77,10 @@ struct rtcosim_system_rt {
     long *column_text;       /* else its index among the master's text observed */
     rtcosim_value *row;
     double *last_values;     /* NaN in a String or Binary column */
+    /* The numeric columns of Int64 and UInt64 outputs of the real-time part,
+     * recorded exactly (row holds their i64 / u64, not a rounded double). */
+    bool *column_exact;
+    size_t *exact_columns, exact_count;
     rtcosim_value *text_values; /* the master's text observed, read per recorded row */
     char (*last_text)[SYSTEM_RT_LAST_TEXT]; /* per column: the last String (cut) or
                                                Binary size, for the summary */

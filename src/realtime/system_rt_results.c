@@ -2,11 +2,12 @@
  * columns' variables, the recorder the paced thread fills). */
 #include "realtime/system_rt_internal.h"
 
-/* The variable behind result column i (unit and description for MAT files
- * and --csv-units): the real-time part's observed variable, or the
- * non-real-time output it records; NULL when unknown. */
-static const rtcosim_variable *column_variable(const rtcosim_system_rt *srt, size_t i)
+/* The variable behind result column i: the real-time part's observed
+ * variable, or the non-real-time output it records. */
+const rtcosim_variable *rtcosim_system_rt_column_variable(const rtcosim_system_rt *srt, size_t i)
 {
+    if (i >= srt->column_count)
+        return NULL;
     if (srt->column_text[i] >= 0)
         return rtcosim_master_text_observed_variable(srt->parts[0], (size_t)srt->column_text[i]);
     if (srt->column_rt_index[i] >= 0)
@@ -39,9 +40,10 @@ rtcosim_status system_rt_open_results(rtcosim_system_rt *srt, rtcosim_error *err
     if (!cols)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < srt->column_count; i++) {
-        cols[i] = rtcosim_column_of(srt->columns[i], column_variable(srt, i));
-        if (srt->column_text[i] < 0)
-            cols[i].type = RTCOSIM_TYPE_FLOAT64; /* sampled as doubles */
+        const rtcosim_variable *v = rtcosim_system_rt_column_variable(srt, i);
+        cols[i] = rtcosim_column_of(srt->columns[i], v);
+        if (srt->column_text[i] < 0) /* sampled as doubles, Int64 and UInt64 exactly */
+            cols[i].type = srt->column_exact[i] ? v->type : RTCOSIM_TYPE_FLOAT64;
     }
     /* A writer thread formats and writes; the paced thread only fills the
      * ring and never waits for it on a real clock: a row that finds the ring

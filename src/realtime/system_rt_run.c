@@ -196,6 +196,14 @@ const double *rtcosim_system_rt_last_values(const rtcosim_system_rt *srt)
 {
     return srt->last_values;
 }
+bool rtcosim_system_rt_last_exact(const rtcosim_system_rt *srt, size_t index,
+                                  rtcosim_value *value)
+{
+    if (index >= srt->numeric_column_count || !srt->column_exact[index])
+        return false;
+    *value = srt->row[index];
+    return true;
+}
 size_t rtcosim_system_rt_numeric_column_count(const rtcosim_system_rt *srt)
 {
     return srt->numeric_column_count;

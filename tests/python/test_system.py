@@ -304,6 +304,17 @@ def test_run_input_file_gives_64_bit_inputs_exactly(cli, tmpdir_private):
     assert [(float(t), int(i), int(u)) for t, i, u in got] == expected
     assert got[1][1:] == ("9007199254740993", "18446744073709551615")  # the digits themselves
     assert got[-1][1:] == ("9223372036854775807", "1000")
+    # Paced (on a virtual clock: the same paced loop and recorder): the same
+    # file, and the final values printed whole.
+    paced = subprocess.run([cli, "run", ssd, "--input-file", table, "--stop-time", "3",
+                            "--real-time", "--virtual-clock",
+                            "--output-variable", "f.Int64_output",
+                            "--output-variable", "f.UInt64_output", "--output-file", out],
+                           check=True, capture_output=True, text=True)
+    with open(out) as f:
+        assert f.read().splitlines() == lines
+    assert "f.Int64_output                   9223372036854775807\n" in paced.stdout, paced.stdout
+    assert "f.UInt64_output                  1000\n" in paced.stdout, paced.stdout
     r = rtcosim.System(ssd).run(stop_time=3, input_file=table,
                                 output=["f.Int64_output", "f.UInt64_output"])
     assert r.dtype["f.Int64_output"] == np.int64 and r.dtype["f.UInt64_output"] == np.uint64
