@@ -182,11 +182,13 @@ static rtcosim_time_ns srt_start(const rtcosim_dcp_slave *s, int64_t start_time)
     struct timespec real;
     clock_gettime(CLOCK_REALTIME, &real);
     rtcosim_time_ns now = dcp_slave_now(s);
-    if (start_time <= 0 || start_time > INT64_MAX / RTCOSIM_NS_PER_S)
+    if (start_time <= 0)
         return now;
+    if (start_time > INT64_MAX / RTCOSIM_NS_PER_S)
+        return INT64_MAX; /* past 2262: never, as a time just before it */
     rtcosim_time_ns ahead = start_time * RTCOSIM_NS_PER_S -
                             ((rtcosim_time_ns)real.tv_sec * RTCOSIM_NS_PER_S + real.tv_nsec);
-    return ahead > 0 ? now + ahead : now;
+    return ahead <= 0 ? now : ahead > INT64_MAX - now ? INT64_MAX : now + ahead;
 }
 
 /* SRT: when the step after the one due at `at` is due. Saturated: a start

@@ -118,24 +118,34 @@ static void test_srt_period_overflow_refused(void **state)
 
 /* A period that fits (2^31 steps of 4 s, 272 years) and an STC_run start
  * time at the end of 64-bit ns (2262): their sum overflowed the slave's
- * clock. The first real-time step is now simply never due. */
+ * clock. The first real-time step is now simply never due. A start time
+ * past 2262 (INT64_MAX s) with a 1 ms period is never due either: it was
+ * taken as "now", as a time in the past is, and the slave stepped at once
+ * (found against DCPLib's master). */
 static void test_srt_start_and_period_at_the_clock_end(void **state)
 {
     (void)state;
-    rig r;
-    rig_open(&r);
-    assert_int_equal(srt_prepare(&r, 4, 1, 1u << 31), 0);
-    assert_int_equal(stc(&r, RTCOSIM_DCP_STC_CONFIGURE), 0);
-    assert_int_equal(stc(&r, RTCOSIM_DCP_STC_INITIALIZE), 0);
-    assert_int_equal(stc(&r, RTCOSIM_DCP_STC_SEND_OUTPUTS), 0);
-    rtcosim_dcp_pdu run = {.type = RTCOSIM_DCP_STC_RUN, .state_id = RTCOSIM_DCP_CONFIGURED,
-                           .start_time = INT64_MAX / RTCOSIM_NS_PER_S};
-    assert_int_equal(request(&r, run), 0);
-    assert_int_equal(rtcosim_dcp_slave_state(r.slave), RTCOSIM_DCP_SYNCHRONIZED);
-    rtcosim_time_ns timeout = 100 * RTCOSIM_NS_PER_MS;
-    assert_false(dcp_slave_timers(r.slave, dcp_slave_now(r.slave), &timeout));
-    assert_int_equal(rtcosim_dcp_slave_state(r.slave), RTCOSIM_DCP_SYNCHRONIZED);
-    rig_close(&r);
+    const struct {
+        uint32_t num, den, steps;
+        int64_t start;
+    } cases[] = {{4, 1, 1u << 31, INT64_MAX / RTCOSIM_NS_PER_S}, {1, 1000, 1, INT64_MAX}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        rig r;
+        rig_open(&r);
+        assert_int_equal(srt_prepare(&r, cases[k].num, cases[k].den, cases[k].steps), 0);
+        assert_int_equal(stc(&r, RTCOSIM_DCP_STC_CONFIGURE), 0);
+        assert_int_equal(stc(&r, RTCOSIM_DCP_STC_INITIALIZE), 0);
+        assert_int_equal(stc(&r, RTCOSIM_DCP_STC_SEND_OUTPUTS), 0);
+        rtcosim_dcp_pdu run = {.type = RTCOSIM_DCP_STC_RUN, .state_id = RTCOSIM_DCP_CONFIGURED,
+                               .start_time = cases[k].start};
+        assert_int_equal(request(&r, run), 0);
+        assert_int_equal(rtcosim_dcp_slave_state(r.slave), RTCOSIM_DCP_SYNCHRONIZED);
+        rtcosim_time_ns timeout = 100 * RTCOSIM_NS_PER_MS;
+        assert_false(dcp_slave_timers(r.slave, dcp_slave_now(r.slave) + RTCOSIM_NS_PER_S,
+                                      &timeout));
+        assert_int_equal(rtcosim_dcp_slave_state(r.slave), RTCOSIM_DCP_SYNCHRONIZED);
+        rig_close(&r);
+    }
 }
 
 /* ---- The run loop behind a master's SRT period ---- */
