@@ -391,7 +391,11 @@ rtcosim_status mat_stream_finish(mat_stream *m, int fd, const char *path, uint64
     if (m->changes_failed)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory keeping a parameter's "
                                  "changes; the file holds its first value only", path);
-    for (size_t p = 0; p < m->nparams; p++)
+    /* (a device, /dev/null: what was written in place stays, never replaced) */
+    char *target = util_write_target(path);
+    bool replaceable = !target || util_target_replaceable(target); /* (NULL: rewrite says) */
+    free(target);
+    for (size_t p = 0; p < m->nparams && replaceable; p++)
         if (m->varied[p])
             return rewrite(m, fd, path, rows, err);
     return RTCOSIM_OK;

@@ -202,6 +202,10 @@ static bool compress_copy(mdf_stream *m, int fd, const char *path, uint64_t rows
 {
     /* (a symbolic link at path: its target is replaced, the link stays) */
     char *target = util_write_target(path);
+    if (target && !util_target_replaceable(target)) {
+        free(target); /* (a device, /dev/null: what was written in place stays) */
+        return true;
+    }
     size_t len = (target ? strlen(target) : 0) + sizeof ".dz.part";
     char *tmp = target ? malloc(len) : NULL;
     if (!tmp) {

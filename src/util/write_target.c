@@ -7,6 +7,21 @@
 
 #include "write_target.h"
 
+bool util_target_replaceable(const char *target)
+{
+    struct stat sb;
+    return stat(target, &sb) != 0 || S_ISREG(sb.st_mode);
+}
+
+void util_remove_result(const char *path)
+{
+    char *target = util_write_target(path);
+    struct stat sb;
+    if (target && lstat(target, &sb) == 0 && S_ISREG(sb.st_mode))
+        (void)unlink(target);
+    free(target);
+}
+
 char *util_write_target(const char *path)
 {
     struct stat sb;

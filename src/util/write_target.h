@@ -4,12 +4,26 @@
 #ifndef RTCOSIM_UTIL_WRITE_TARGET_H
 #define RTCOSIM_UTIL_WRITE_TARGET_H
 
+#include <stdbool.h>
+
 #pragma GCC visibility push(hidden)
 
 /* path itself, or the file a symbolic link at path leads to (through every
  * link; a dangling one: its target, relative to the link's directory),
  * malloc'd; NULL when out of memory. */
 char *util_write_target(const char *path);
+
+/* Whether a result may replace `target` (util_write_target's) by a rename:
+ * nothing there yet, or a regular file. A device, pipe or socket (a link to
+ * /dev/null) is written in place and never replaced: renamed over as root,
+ * /dev/null would become a regular file. */
+bool util_target_replaceable(const char *target);
+
+/* Remove a result that is no result (nothing ran, a failure cut it short):
+ * the regular file at path, or at the end of the symbolic link at path (the
+ * link stays); never a device, pipe or socket (`-o /dev/null` as root would
+ * lose /dev/null) nor a directory. */
+void util_remove_result(const char *path);
 
 #pragma GCC visibility pop
 

@@ -333,3 +333,42 @@ def test_run_input_file_gives_64_bit_inputs_exactly(cli, tmpdir_private):
         assert table + ":3:" in errors[0] and column in errors[0] and cell in errors[0], errors
         with pytest.raises(rtcosim.Error, match=":3: column .*" + column.replace(".", r"\.")):
             rtcosim.System(ssd).run(stop_time=1, input_file=table)
+
+
+def test_refused_real_time_run_removes_only_its_own_results_file(cli, tmpdir_private):
+    """A real-time run that calibration refuses leaves no empty results file,
+    but only a regular file is removed: a FIFO (standing in for a device)
+    stays, and as root /dev/null itself, which `remove` used to delete (a
+    rig running as root with `-o /dev/null` then lost it for every program)."""
+    import stat
+    args = [cli, "run", source("tests", "rtrun", "springs.ssd"), "--real-time",
+            "--rt-factor", "1e6"]  # a 1 ns frame: no machine keeps it
+
+    def refused(out):
+        p = subprocess.run(args + ["-o", out], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 1 and "calibration over 100 frames" in p.stderr, p.stderr
+
+    regular = os.path.join(tmpdir_private, "r.csv")
+    refused(regular)
+    assert not os.path.exists(regular)
+    fifo = os.path.join(tmpdir_private, "pipe.csv")
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+    try:
+        refused(fifo)
+    finally:
+        written, _ = reader.communicate(timeout=60)
+    assert written.startswith(b'"time"')  # the header went through it
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    if os.geteuid() != 0:
+        return
+    try:
+        refused("/dev/null")
+    finally:
+        kept = os.path.exists("/dev/null") and stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+        if not kept:  # (the bug: put the device back for the rest of the machine)
+            if os.path.lexists("/dev/null"):
+                os.remove("/dev/null")
+            os.mknod("/dev/null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            os.chmod("/dev/null", 0o666)
+    assert kept, "/dev/null was removed"
