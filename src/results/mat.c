@@ -30,6 +30,7 @@
 #include "matio_dl.h"
 #include "mat_write_internal.h"
 #include "result_csv.h"
+#include "util/write_target.h"
 
 typedef struct mat_column {
     size_t csv_column; /* index in the CSV table */
@@ -111,8 +112,12 @@ mat_t *mat_write_meta(const char *path, const mat_entry *entries, size_t n, cons
              (descriptions[i + 1] = describe(entries[i].meta));
     }
     mat_t *mat = NULL;
+    /* (a symbolic link at path: the file is made at its target, the link
+     * stays; util_write_target) */
+    char *target = ok ? util_write_target(path) : NULL;
+    ok = ok && target;
     /* created here first for the reason it cannot be (libmatio says none) */
-    int probe = ok ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
+    int probe = ok ? open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
     if (!ok) {
         rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory writing the MAT file", path);
     } else if (probe < 0) {
@@ -120,8 +125,8 @@ mat_t *mat_write_meta(const char *path, const mat_entry *entries, size_t n, cons
                           strerror(errno));
     } else {
         close(probe);
-        (void)unlink(path); /* matio appends to nothing: start from an empty file */
-        if (!(mat = Mat_CreateVer(path, NULL, MAT_FT_MAT4))) {
+        (void)unlink(target); /* matio appends to nothing: start from an empty file */
+        if (!(mat = Mat_CreateVer(target, NULL, MAT_FT_MAT4))) {
             rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot create the MAT file", path);
         } else {
             static const char *const aclass[4] = {"Atrajectory", "1.1", "", "binTrans"};
@@ -153,6 +158,7 @@ mat_t *mat_write_meta(const char *path, const mat_entry *entries, size_t n, cons
     free(names);
     free(descriptions);
     free(info);
+    free(target);
     return mat;
 }
 
@@ -341,9 +347,7 @@ rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_forma
 
 rtcosim_status mat_write_failure(const char *path, int saved_errno, rtcosim_error *err)
 {
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-        (void)unlink(path); /* a MAT file cut short is no result */
+    util_remove_result(path); /* a MAT file cut short is no result (the link stays) */
     int e = saved_errno;
     bool known = e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS;
     return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed: %s", path,

@@ -484,3 +484,18 @@ def test_a_symbolic_link_at_the_output_stays_a_link(cli, tmpdir_private):
     rows = rows_of(back)
     assert len(rows) == 1 + 200_001 and rows[-1][0] == "20"
     assert os.path.getsize(target) < 200_001 * 16  # its records compressed (DZ blocks)
+    # A .mat results file made through a link (its header written whole
+    # first, then streamed): the link stays, the older file it leads to gets
+    # the run (the link was replaced by a plain file, its target left empty).
+    mat = os.path.join(tmpdir_private, "latest.mat")
+    mat_target = os.path.join(runs, "r.mat")
+    with open(mat_target, "w") as f:
+        f.write("an older run\n")
+    os.symlink(mat_target, mat)
+    r = subprocess.run([cli, "simulate", fmu("Dahlquist-fmi2.fmu"), "--stop-time", "0.01",
+                        "-o", mat], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert os.path.islink(mat) and os.readlink(mat) == mat_target
+    assert run(cli, mat, back).returncode == 0
+    rows = rows_of(back)
+    assert len(rows) == 1 + 101 and float(rows[-1][0]) == 0.01
