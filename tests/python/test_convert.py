@@ -470,32 +470,27 @@ def test_a_symbolic_link_at_the_output_stays_a_link(cli, tmpdir_private):
     assert os.path.islink(svg) and os.readlink(svg) == "runs/plot.svg"
     with open(os.path.join(runs, "plot.svg")) as f:
         assert "<svg" in f.read(4096)
-    mf4 = os.path.join(tmpdir_private, "latest.mf4")
-    target = os.path.join(runs, "r.mf4")
-    with open(target, "w") as f:
-        f.write("an older run\n")
-    os.symlink(target, mf4)
-    r = subprocess.run([cli, "simulate", fmu("Dahlquist-fmi2.fmu"), "--stop-time", "20",
-                        "--output-interval", "1e-4", "-o", mf4], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert os.path.islink(mf4) and os.readlink(mf4) == target
     back = os.path.join(tmpdir_private, "back.csv")
-    assert run(cli, mf4, back).returncode == 0
-    rows = rows_of(back)
+
+    def simulated_through_link(name, *options):
+        """Dahlquist simulated to latest.EXT -> runs/r.EXT (an older run
+        there): the link stays, the run's rows read back from it."""
+        link, target = os.path.join(tmpdir_private, "latest" + name), os.path.join(runs, "r" + name)
+        with open(target, "w") as f:
+            f.write("an older run\n")
+        os.symlink(target, link)
+        r = subprocess.run([cli, "simulate", fmu("Dahlquist-fmi2.fmu"), *options, "-o", link],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert os.path.islink(link) and os.readlink(link) == target
+        assert run(cli, link, back).returncode == 0
+        return target, rows_of(back)
+
+    target, rows = simulated_through_link(".mf4", "--stop-time", "20", "--output-interval", "1e-4")
     assert len(rows) == 1 + 200_001 and rows[-1][0] == "20"
     assert os.path.getsize(target) < 200_001 * 16  # its records compressed (DZ blocks)
     # A .mat results file made through a link (its header written whole
     # first, then streamed): the link stays, the older file it leads to gets
     # the run (the link was replaced by a plain file, its target left empty).
-    mat = os.path.join(tmpdir_private, "latest.mat")
-    mat_target = os.path.join(runs, "r.mat")
-    with open(mat_target, "w") as f:
-        f.write("an older run\n")
-    os.symlink(mat_target, mat)
-    r = subprocess.run([cli, "simulate", fmu("Dahlquist-fmi2.fmu"), "--stop-time", "0.01",
-                        "-o", mat], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert os.path.islink(mat) and os.readlink(mat) == mat_target
-    assert run(cli, mat, back).returncode == 0
-    rows = rows_of(back)
+    _, rows = simulated_through_link(".mat", "--stop-time", "0.01")
     assert len(rows) == 1 + 101 and float(rows[-1][0]) == 0.01
