@@ -10,21 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "signals.h"
 #include "rtcosim/can_log.h"
-
-/* A half-written output removed: a regular file only, never what a
- * device path or a link names (`rtcosim can convert ... /dev/null` as root
- * must not lose /dev/null). */
-static void remove_output(const char *out)
-{
-    struct stat sb;
-    if (lstat(out, &sb) == 0 && S_ISREG(sb.st_mode))
-        (void)remove(out);
-}
+#include "rtcosim/results.h"
 
 static int parse_rate(const char *option, const char *text, uint32_t *out)
 {
@@ -253,7 +243,7 @@ int cli_can_convert(int argc, char **argv)
             st = rtcosim_can_log_writer_close(c.w, &err);
             c.w = NULL;
             if (st != RTCOSIM_OK) {
-                remove_output(out);
+                rtcosim_results_discard(out);
                 rc = cli_fail_error(&err);
             }
         }
@@ -273,7 +263,7 @@ int cli_can_convert(int argc, char **argv)
     if (rc == 0 && (st != RTCOSIM_OK || (bus && c.chosen < 0))) {
         rtcosim_can_log_writer_abort(c.w);
         if (c.opened)
-            remove_output(out); /* (nothing half-written is left) */
+            rtcosim_results_discard(out); /* (nothing half-written is left) */
         if (c.second || (bus && c.chosen < 0 && st == RTCOSIM_OK)) {
             /* how many buses the log has: counted for the message */
             rtcosim_can_log_free(log);

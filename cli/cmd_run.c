@@ -206,19 +206,15 @@ void cli_print_master_plan(const rtcosim_master *m, const char *label)
            rtcosim_step_input_name(cd->step_input));
 }
 
-/* One of the final values after the run, as a person reads it: integers
- * and Booleans whole (an Int64 of 2^53 + 1 or an Int32 of 2^31 - 1 as
- * written, not 9.00719925e+15), floats to 9 digits. */
-static void print_final_value(rtcosim_master *m, size_t i, double x)
+/* (an Int64 of 2^53 + 1 or an Int32 of 2^31 - 1 as written, not
+ * 9.00719925e+15) */
+void cli_print_final_value(const char *name, const rtcosim_variable *v, double x,
+                           const rtcosim_value *exact)
 {
-    const char *name = rtcosim_master_observed_name(m, i);
-    const rtcosim_variable *v = rtcosim_master_observed_variable(m, i);
-    rtcosim_value exact;
-    if (v && rtcosim_master_observed_exact(m, i, &exact)) {
-        if (v->type == RTCOSIM_TYPE_INT64)
-            printf("  %-32s %" PRId64 "\n", name, exact.i64);
-        else
-            printf("  %-32s %" PRIu64 "\n", name, exact.u64);
+    if (v && exact && v->type == RTCOSIM_TYPE_INT64) {
+        printf("  %-32s %" PRId64 "\n", name, exact->i64);
+    } else if (v && exact && v->type == RTCOSIM_TYPE_UINT64) {
+        printf("  %-32s %" PRIu64 "\n", name, exact->u64);
     } else if (v && v->type != RTCOSIM_TYPE_FLOAT64 && v->type != RTCOSIM_TYPE_FLOAT32 &&
                isfinite(x)) {
         printf("  %-32s %.0f\n", name, x); /* (whole numbers below 2^53: exact) */
@@ -404,11 +400,10 @@ static int run_system(const run_args *a)
      * samples every numeric column as a double, but Int64 and UInt64 ones
      * are read exactly (2^53 + 1, 2^63 - 1). */
     for (size_t i = 0; i < out.count; i++) {
-        const rtcosim_variable *v = rtcosim_master_observed_variable(m, i);
-        columns[i] = rtcosim_column_of(rtcosim_master_observed_name(m, i), v);
-        bool wide = v && (v->type == RTCOSIM_TYPE_INT64 || v->type == RTCOSIM_TYPE_UINT64);
-        columns[i].type = wide ? v->type : RTCOSIM_TYPE_FLOAT64;
-        if (wide)
+        columns[i] = rtcosim_column_of(rtcosim_master_observed_name(m, i),
+                                       rtcosim_master_observed_variable(m, i));
+        columns[i].type = rtcosim_master_observed_type(m, i);
+        if (columns[i].type != RTCOSIM_TYPE_FLOAT64)
             out.exact[out.exact_count++] = i;
     }
     for (size_t i = 0; i < out.text_count; i++)
@@ -587,8 +582,13 @@ static int run_system(const run_args *a)
         printf("wrote %llu rows of %zu variables to %s\n",
                (unsigned long long)stats.rows_written, out.count + out.text_count, a->output_file);
     const double *final = rtcosim_master_observed_values(m);
-    for (size_t i = 0; i < out.count && i < 12; i++)
-        print_final_value(m, i, final[i]);
+    for (size_t i = 0; i < out.count && i < 12; i++) {
+        rtcosim_value exact;
+        bool whole = rtcosim_master_observed_exact(m, i, &exact);
+        cli_print_final_value(rtcosim_master_observed_name(m, i),
+                              rtcosim_master_observed_variable(m, i), final[i],
+                              whole ? &exact : NULL);
+    }
     if (out.count > 12)
         printf("  ... and %zu more\n", out.count - 12);
     int can = cli_can_bus_finish(&a->can, m); /* rc may hold a signal's exit code */

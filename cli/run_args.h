@@ -93,4 +93,10 @@ static inline double cli_wall_seconds(void)
 struct rtcosim_master;
 void cli_print_master_plan(const struct rtcosim_master *m, const char *label);
 
+/* One of the final values a run prints, "  name  value", as a person reads
+ * it: an Int64 or UInt64 from `exact` (when not NULL) whole, other
+ * integers and Booleans (v's type) whole, floats to 9 digits (cmd_run.c). */
+void cli_print_final_value(const char *name, const rtcosim_variable *v, double x,
+                           const rtcosim_value *exact);
+
 #endif

@@ -1,8 +1,6 @@
 /* `rtcosim run --real-time`: the executor's options from the command line
  * over the system's rc:RealTime annotation, the part split, the results file
  * and the timing and estimation summary (system_rt.h). */
-#include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -36,19 +34,12 @@ static void print_columns(const rtcosim_system_rt *srt)
     for (size_t i = 0; i < n && i < 12; i++) {
         const char *text = rtcosim_system_rt_last_text(srt, i);
         const char *name = rtcosim_system_rt_column_name(srt, i);
-        const rtcosim_variable *v = rtcosim_system_rt_column_variable(srt, i);
         rtcosim_value exact;
         if (text)
             printf("  %-32s %s\n", name, text);
-        else if (rtcosim_system_rt_last_exact(srt, i, &exact) && v->type == RTCOSIM_TYPE_INT64)
-            printf("  %-32s %" PRId64 "\n", name, exact.i64);
-        else if (rtcosim_system_rt_last_exact(srt, i, &exact))
-            printf("  %-32s %" PRIu64 "\n", name, exact.u64);
-        else if (v && v->type != RTCOSIM_TYPE_FLOAT64 && v->type != RTCOSIM_TYPE_FLOAT32 &&
-                 isfinite(final[i]))
-            printf("  %-32s %.0f\n", name, final[i]); /* integers and Booleans whole */
         else
-            printf("  %-32s %.9g\n", name, final[i]);
+            cli_print_final_value(name, rtcosim_system_rt_column_variable(srt, i), final[i],
+                                  rtcosim_system_rt_last_exact(srt, i, &exact) ? &exact : NULL);
     }
     if (n > 12)
         printf("  ... and %zu more\n", n - 12);

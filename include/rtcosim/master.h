@@ -218,11 +218,16 @@ rtcosim_status rtcosim_master_text_observed_values(rtcosim_master *m, rtcosim_va
                                                    rtcosim_error *err);
 /* The observed values at the current time (gathered on each call). */
 const double *rtcosim_master_observed_values(rtcosim_master *m);
-/* Observed column `index` exactly when it is an Int64 or UInt64 variable
- * (a double holds 53 bits: 2^53 + 1 and 2^63 - 1 do not survive it): its
+/* The type observed column `index` is recorded in: RTCOSIM_TYPE_INT64 or
+ * _UINT64 for such a variable the master reads (a double holds 53 bits:
+ * 2^53 + 1 and 2^63 - 1 do not survive it), RTCOSIM_TYPE_FLOAT64 for every
+ * other column (other types, a connection's error signal, a value the FMU
+ * refused). Known once the master is initialized. */
+rtcosim_type rtcosim_master_observed_type(const rtcosim_master *m, size_t index);
+/* A column of type Int64 or UInt64 (rtcosim_master_observed_type): its
  * current value into value->i64 or ->u64, read from the outputs
  * rtcosim_master_observed_values reads (so an observer gets the values of
- * its row); false for every other column, and one the FMU refused. */
+ * its row); false for every other column. */
 bool rtcosim_master_observed_exact(const rtcosim_master *m, size_t index, rtcosim_value *value);
 
 size_t rtcosim_master_component_count(const rtcosim_master *m);

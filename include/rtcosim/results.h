@@ -164,6 +164,12 @@ typedef enum rtcosim_results_format {
 rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_format *out,
                                          rtcosim_error *err);
 
+/* Remove an output that is no result (nothing ran, a failure cut it short):
+ * the regular file at path, or at the end of a symbolic link there (the
+ * link stays); never a device, pipe, socket or directory, so that
+ * `-o /dev/null` run as root keeps /dev/null. */
+void rtcosim_results_discard(const char *path);
+
 /* Convert a results CSV into a MAT file in the Dymola layout: Aclass
  * ("Atrajectory", "1.1", "", "binTrans"), name, description (with "[unit]"),
  * dataInfo, data_1 (time start/stop and the parameter columns that keep one

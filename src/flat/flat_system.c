@@ -181,12 +181,9 @@ static rtcosim_status run_master(const char *path, const rtcosim_system_desc *de
         st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "out of memory for the results");
     for (size_t i = 0; st == RTCOSIM_OK && i < n; i++) {
         /* doubles, but Int64 and UInt64 exactly (2^53 + 1, 2^63 - 1), as simulate gives them */
-        const rtcosim_variable *v = rtcosim_master_observed_variable(m, i);
-        bool wide = v && (v->type == RTCOSIM_TYPE_INT64 || v->type == RTCOSIM_TYPE_UINT64) &&
-                    !rtcosim_master_observed_refused(m, i); /* (NaN: a Float64 column) */
         names[i] = rtcosim_master_observed_name(m, i);
-        types[i] = wide ? v->type : RTCOSIM_TYPE_FLOAT64;
-        if (wide)
+        types[i] = rtcosim_master_observed_type(m, i);
+        if (types[i] != RTCOSIM_TYPE_FLOAT64)
             rc.exact[rc.exact_count++] = i;
     }
     for (size_t i = 0; st == RTCOSIM_OK && i < texts; i++) { /* String, Binary: after the numbers */

@@ -184,14 +184,20 @@ const double *rtcosim_master_observed_values(rtcosim_master *m)
     return m->observed_values;
 }
 
-bool rtcosim_master_observed_exact(const rtcosim_master *m, size_t i, rtcosim_value *value)
+rtcosim_type rtcosim_master_observed_type(const rtcosim_master *m, size_t i)
 {
     if (i >= m->observed_count || m->observed[i].conn >= 0 || m->observed[i].refused)
+        return RTCOSIM_TYPE_FLOAT64;
+    rtcosim_type t = master_var_of(m, m->observed[i].comp, m->observed[i].var)->type;
+    return t == RTCOSIM_TYPE_INT64 || t == RTCOSIM_TYPE_UINT64 ? t : RTCOSIM_TYPE_FLOAT64;
+}
+
+bool rtcosim_master_observed_exact(const rtcosim_master *m, size_t i, rtcosim_value *value)
+{
+    rtcosim_type t = rtcosim_master_observed_type(m, i);
+    if (t == RTCOSIM_TYPE_FLOAT64)
         return false;
     const master_observed *o = &m->observed[i];
-    rtcosim_type t = master_var_of(m, o->comp, o->var)->type;
-    if (t != RTCOSIM_TYPE_INT64 && t != RTCOSIM_TYPE_UINT64)
-        return false;
     const unsigned char *p = m->comps[o->comp].out[t].values + o->slot * rtcosim_type_size(t);
     if (t == RTCOSIM_TYPE_INT64)
         memcpy(&value->i64, p, sizeof value->i64);

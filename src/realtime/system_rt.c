@@ -556,9 +556,9 @@ static rtcosim_status map_columns(rtcosim_system_rt *srt, rtcosim_error *err)
     }
     srt->numeric_column_count = numeric;
     for (size_t i = 0; i < numeric; i++) {
-        const rtcosim_variable *v = rtcosim_system_rt_column_variable(srt, i);
-        if (srt->column_rt_index[i] >= 0 && v &&
-            (v->type == RTCOSIM_TYPE_INT64 || v->type == RTCOSIM_TYPE_UINT64)) {
+        if (srt->column_rt_index[i] >= 0 &&
+            rtcosim_master_observed_type(srt->parts[0], (size_t)srt->column_rt_index[i]) !=
+                RTCOSIM_TYPE_FLOAT64) {
             srt->column_exact[i] = true;
             srt->exact_columns[srt->exact_count++] = i;
         }

@@ -3,7 +3,6 @@
  * non-real-time part completed to the stop time afterwards; accessors. */
 #include "realtime/rt_internal.h"
 #include "realtime/system_rt_internal.h"
-#include "util/write_target.h"
 
 static int compare_ns(const void *a, const void *b)
 {
@@ -137,7 +136,7 @@ rtcosim_status rtcosim_system_rt_run(rtcosim_system_rt *srt, rtcosim_error *err)
         if (srt->recorder) {
             rtcosim_recorder_close(srt->recorder, NULL, NULL);
             srt->recorder = NULL;
-            util_remove_result(srt->options.output_file); /* (not /dev/null) */
+            rtcosim_results_discard(srt->options.output_file); /* (not /dev/null) */
         }
         return st;
     }

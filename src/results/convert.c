@@ -19,7 +19,6 @@
 
 #include "plot/plot_internal.h"
 #include "rtcosim/log.h"
-#include "util/write_target.h"
 #include "rtcosim/results.h"
 #include "util/array.h"
 
@@ -258,7 +257,7 @@ static rtcosim_status finish(converting *c, rtcosim_status st, rtcosim_error *er
                 *err = closing;
         }
         if (st != RTCOSIM_OK)
-            util_remove_result(c->out); /* no half-written results (a stop keeps its rows) */
+            rtcosim_results_discard(c->out); /* no half-written results (a stop keeps its rows) */
     }
     free(c->names);
     free(c->cols);

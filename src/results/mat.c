@@ -347,7 +347,7 @@ rtcosim_status rtcosim_results_format_of(const char *path, rtcosim_results_forma
 
 rtcosim_status mat_write_failure(const char *path, int saved_errno, rtcosim_error *err)
 {
-    util_remove_result(path); /* a MAT file cut short is no result (the link stays) */
+    rtcosim_results_discard(path); /* a MAT file cut short is no result (the link stays) */
     int e = saved_errno;
     bool known = e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS;
     return rtcosim_error_set(err, RTCOSIM_EIO, "%s: writing the MAT file failed: %s", path,

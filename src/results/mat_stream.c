@@ -283,6 +283,10 @@ static rtcosim_status rewrite(const mat_stream *m, int fd, const char *path, uin
 {
     /* (a symbolic link at path: its target is rewritten, the link stays) */
     char *target = util_write_target(path);
+    if (target && !util_target_replaceable(target)) {
+        free(target); /* (a device, /dev/null: what was written in place stays) */
+        return RTCOSIM_OK;
+    }
     size_t len = (target ? strlen(target) : 0) + sizeof ".part";
     char *part = target ? malloc(len) : NULL;
     mat_entry *entries = calloc(m->n + 1, sizeof *entries);
@@ -391,11 +395,7 @@ rtcosim_status mat_stream_finish(mat_stream *m, int fd, const char *path, uint64
     if (m->changes_failed)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory keeping a parameter's "
                                  "changes; the file holds its first value only", path);
-    /* (a device, /dev/null: what was written in place stays, never replaced) */
-    char *target = util_write_target(path);
-    bool replaceable = !target || util_target_replaceable(target); /* (NULL: rewrite says) */
-    free(target);
-    for (size_t p = 0; p < m->nparams && replaceable; p++)
+    for (size_t p = 0; p < m->nparams; p++)
         if (m->varied[p])
             return rewrite(m, fd, path, rows, err);
     return RTCOSIM_OK;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "write_target.h"
+#include "rtcosim/results.h"
 
 bool util_target_replaceable(const char *target)
 {
@@ -13,7 +14,7 @@ bool util_target_replaceable(const char *target)
     return stat(target, &sb) != 0 || S_ISREG(sb.st_mode);
 }
 
-void util_remove_result(const char *path)
+void rtcosim_results_discard(const char *path)
 {
     char *target = util_write_target(path);
     struct stat sb;

@@ -19,11 +19,8 @@ char *util_write_target(const char *path);
  * /dev/null would become a regular file. */
 bool util_target_replaceable(const char *target);
 
-/* Remove a result that is no result (nothing ran, a failure cut it short):
- * the regular file at path, or at the end of the symbolic link at path (the
- * link stays); never a device, pipe or socket (`-o /dev/null` as root would
- * lose /dev/null) nor a directory. */
-void util_remove_result(const char *path);
+/* (Removing an output that is no result: rtcosim_results_discard,
+ * rtcosim/results.h, defined in write_target.c.) */
 
 #pragma GCC visibility pop
 
