@@ -493,12 +493,14 @@ static rtcosim_status op_terminate_unlocked(void *self, rtcosim_error *err)
      * STC_deregister, after the run had already failed). */
     if (r->unanswered && r->cfg.attempts > 2)
         r->cfg.attempts = 2;
-    r->ended = true;
+    /* the session is ended now, or was tried to be: the destroy does not
+     * send these requests again (a failure says the slave is gone or
+     * refused them) */
+    r->registered = false;
     if ((st = dcp_remote_stc(r, RTCOSIM_DCP_STC_STOP, 0, err)) != RTCOSIM_OK ||
         (st = dcp_remote_await(r, RTCOSIM_DCP_STOPPED, false, err)) != RTCOSIM_OK ||
         (st = dcp_remote_stc_to(r, RTCOSIM_DCP_STC_DEREGISTER, 0, RTCOSIM_DCP_ALIVE, err)) != RTCOSIM_OK)
         return st;
-    r->registered = false;
     return RTCOSIM_OK;
 }
 
@@ -541,10 +543,9 @@ static void op_destroy(void *self)
 {
     remote *r = self;
     heartbeat_end(r);
-    if (r->registered && !r->ended && dcp_link_peer_open(&r->link, &r->peer)) {
-        /* Best effort: leave the slave free for the next master (unless
-         * terminate tried already: its failure says the slave is gone or
-         * refused, and asking again would only repeat it). */
+    if (r->registered && dcp_link_peer_open(&r->link, &r->peer)) {
+        /* Best effort, when terminate never ran: leave the slave free for
+         * the next master. */
         r->cfg.attempts = 2;
         if (r->slave_state != RTCOSIM_DCP_STOPPED && r->slave_state != RTCOSIM_DCP_CONFIGURATION &&
             r->slave_state != RTCOSIM_DCP_ERRORRESOLVED) {

@@ -55,8 +55,6 @@ typedef struct remote {
     uint16_t last_nack;  /* error code of the last RSP_nack */
     bool unanswered;     /* a request went unanswered (or the connection closed): the
                           * slave is gone, so ending the session is best effort */
-    bool ended;          /* terminate ended the session, or tried to: the destroy
-                          * does not send its requests again */
     uint8_t op_mode;     /* RTCOSIM_DCP_OP_NRT or _SRT, as registered */
     rtcosim_time_ns tick_ns; /* CFG_time_res in ns (cfg.time_res_*; 1 by default) */
     /* SRT: the slave runs on its own clock from the first do_step (STC_run);
