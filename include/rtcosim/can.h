@@ -158,7 +158,9 @@ typedef struct rtcosim_can_rx {
     uint16_t length;             /* CAN FD / XL: data bytes */
     uint16_t reserved_;
     /* CAN FD / XL: `length` bytes in the bus's frame-body arena, valid
-     * until the bus is reset or freed (NULL for classic frames: frame.data) */
+     * while the handler that received the event runs (the arena gives its
+     * memory back as the run commits: copy what is kept); NULL for classic
+     * frames (frame.data) */
     const uint8_t *data;
 } rtcosim_can_rx;
 
@@ -216,6 +218,11 @@ typedef struct rtcosim_can_bus_stats {
      * itself; with frame_bytes_reserve a helper thread allocates each next
      * one ahead, so a real-time run's is 0 unless the helper fell behind */
     uint64_t frame_bytes_chunks_inline;
+    /* 1 MiB chunks of CAN FD / XL frame bytes given back during the run
+     * (no event or state could read them any more), and the most held at
+     * once: a long run's memory for frame bytes is the latter's */
+    uint64_t frame_bytes_chunks_freed;
+    uint64_t frame_bytes_chunks_live_max;
 } rtcosim_can_bus_stats;
 
 /* Add the bus LP to a simulation. */

@@ -370,6 +370,17 @@ rtcosim_time_ns rtcosim_events_link_lookahead(const rtcosim_events *sim, rtcosim
 rtcosim_lp_id rtcosim_lp_self(const rtcosim_lp *lp);
 const char *rtcosim_lp_name(const rtcosim_lp *lp);
 rtcosim_time_ns rtcosim_lp_now(const rtcosim_lp *lp);
+/* A time before which every event of the run, of every LP on every thread,
+ * has been processed for good: none earlier is still queued or in flight,
+ * and no rollback will process one again. For a model whose LPs share
+ * something that events refer to (a bus's CAN FD bodies), to free what
+ * only such events used. Called from the LP's handlers (commit included)
+ * while the run goes; never decreases during a run. Sequential and stepped
+ * runs: the LP's clock; conservative threads: the least of their promises
+ * (rounds: the round's earliest event); global and lockstep: the earliest
+ * queued event; speculative: GVT. Over ranks nothing is known:
+ * INT64_MIN. */
+rtcosim_time_ns rtcosim_lp_floor(const rtcosim_lp *lp);
 
 /* Send an event to dst at now + delay. To another LP it needs a link and
  * delay >= the link's lookahead; delay < 0 (an event in the LP's past) is an

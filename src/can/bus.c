@@ -221,6 +221,8 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
     winner->queued--;
     rtcosim_time_ns now = rtcosim_lp_now(lp);
     rtcosim_time_ns duration = sent.duration;
+    /* read by the receivers (and a retransmission's queue) until its end */
+    can_arena_hold(&bus->arena, sent.ref.body, sent.ref.length, now + duration);
     /* The other nodes' heads contended and lost: those sent with
      * RTCOSIM_CAN_TX_DISCARD_ON_LOST leave the queue, their node hears of
      * it at the winner's end (the bus's lookahead to the nodes is a whole
@@ -231,6 +233,7 @@ static rtcosim_status bus_send_frame(rtcosim_lp *lp, rtcosim_can_bus *bus, rtcos
             n->state == RTCOSIM_CAN_STATE_BUS_OFF)
             continue;
         rtcosim_can_frame lost = n->queue[0].ref.frame;
+        can_arena_hold(&bus->arena, n->queue[0].ref.body, n->queue[0].ref.length, now);
         memmove(&n->queue[0], &n->queue[1], (n->queued - 1) * sizeof *n->queue);
         n->queued--;
         bus->stats.arbitration_lost++;
@@ -365,8 +368,11 @@ static rtcosim_status bus_event(rtcosim_lp *lp, void *state, const rtcosim_event
     case CAN_EVENT_FRAME_END:
         bus->busy = false;
         if (bus->retransmit_node >= 0) {
-            if (!queue_insert(bus, &bus->nodes[bus->retransmit_node], &bus->retransmit))
+            if (!queue_insert(bus, &bus->nodes[bus->retransmit_node], &bus->retransmit)) {
                 bus->stats.dropped++;
+                can_arena_hold(&bus->arena, bus->retransmit.ref.body, bus->retransmit.ref.length,
+                               ev->time);
+            }
             bus->retransmit_node = -1;
         }
         return bus_request_arbitration(lp, bus, err);
@@ -383,6 +389,7 @@ static void bus_clear(rtcosim_can_bus *bus)
     memset(&bus->stats, 0, sizeof bus->stats);
     atomic_store_explicit(&bus->frames_live, 0, memory_order_relaxed);
     bus->log_count = bus->log_total = bus->log_written = 0;
+    bus->log_store_used = 0;
     bus->log_digest = UINT64_C(0xCBF29CE484222325);
     bus->busy = bus->arbitration_pending = false;
     bus->retransmit_node = -1;
@@ -425,14 +432,15 @@ static rtcosim_status bus_final(rtcosim_lp *lp, void *state, rtcosim_error *err)
  * only (most queues are empty, so a snapshot is small next to the queues'
  * capacity). The log's
  * entries past the saved length are rewritten by the re-executed events.
- * The arena is not saved: it only grows during a run, and a queued frame's
- * offset finds its bytes after any rollback. */
+ * The arena is not saved: a chunk goes back only once no state a rollback
+ * can restore refers to it (bus_internal.h), so a queued frame's offset
+ * finds its bytes after any rollback. */
 typedef struct bus_snapshot_head {
     bool busy, arbitration_pending;
     int64_t retransmit_node;
     can_pending retransmit;
     size_t log_count, log_total;
-    uint64_t log_digest;
+    uint64_t log_digest, log_store_used;
     rtcosim_can_bus_stats stats;
 } bus_snapshot_head;
 
@@ -454,7 +462,7 @@ static rtcosim_status bus_save(const void *state, void *buffer, size_t capacity,
     unsigned char *p = buffer;
     bus_snapshot_head h = {bus->busy, bus->arbitration_pending, bus->retransmit_node,
                            bus->retransmit, bus->log_count, bus->log_total,
-                           bus->log_digest, bus->stats};
+                           bus->log_digest, bus->log_store_used, bus->stats};
     memcpy(p, &h, sizeof h);
     p += sizeof h;
     for (size_t i = 0; i < bus->node_count; i++) {
@@ -485,8 +493,11 @@ static rtcosim_status bus_restore(void *state, const void *buffer, size_t size,
     /* a rollback takes the log back to an earlier length; a state from
      * another rank (the gather) counts entries this process never wrote,
      * which it cannot show: it keeps only what it holds, and the digest */
-    if (h.log_count < bus->log_count)
+    if (h.log_count < bus->log_count) {
         bus->log_count = h.log_count;
+        if (h.log_store_used < bus->log_store_used)
+            bus->log_store_used = h.log_store_used;
+    }
     bus->log_total = h.log_total;
     bus->log_digest = h.log_digest;
     bus->stats = h.stats;
@@ -504,7 +515,7 @@ static rtcosim_status bus_restore(void *state, const void *buffer, size_t size,
 static const rtcosim_lp_model bus_model = {
     .kind = "can-bus", .init = bus_init, .event = bus_event, .final = bus_final,
     .snapshot_max = bus_snapshot_max, .save = bus_save, .restore = bus_restore,
-    .commit = can_bus_log_commit,
+    .commit = can_bus_commit,
 };
 
 rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus_config *config,
@@ -567,6 +578,14 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
         rtcosim_can_bus_free(bus);
         return RTCOSIM_ENOMEM;
     }
+    /* a real-time run's held log: its frames' bodies get room now too */
+    if (c.frame_bytes_reserve && c.log_frames && c.log_capacity &&
+        !can_bus_log_store_reserve(bus, c.frame_bytes_reserve)) {
+        rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for the log's frame"
+                          " bytes", bus->name);
+        rtcosim_can_bus_free(bus);
+        return RTCOSIM_ENOMEM;
+    }
     st = rtcosim_events_add_lp(sim, bus->name, &bus_model, bus, RTCOSIM_LP_NO_GROUP, &bus->lp, err);
     if (st != RTCOSIM_OK) {
         rtcosim_can_bus_free(bus);
@@ -589,6 +608,7 @@ void rtcosim_can_bus_free(rtcosim_can_bus *bus)
     }
     free(bus->nodes);
     free(bus->log);
+    can_bus_log_store_free(bus);
     can_arena_free(&bus->arena);
     free(bus->name);
     free(bus);
@@ -655,7 +675,8 @@ rtcosim_status rtcosim_can_transmit_any(rtcosim_lp *lp, rtcosim_can_bus *bus, ui
         req.ref.vcid = frame->vcid;
         req.ref.af = frame->af;
         req.ref.length = frame->length;
-        st = can_arena_put(&bus->arena, frame->data, frame->length, &req.ref.body, bus->name, err);
+        st = can_arena_put(&bus->arena, frame->data, frame->length, rtcosim_lp_now(lp) + delay,
+                           &req.ref.body, bus->name, err);
         if (st != RTCOSIM_OK)
             return st;
     }
@@ -734,4 +755,6 @@ void rtcosim_can_bus_stats_get(const rtcosim_can_bus *bus, rtcosim_time_ns elaps
     stats->overloaded = stats->offered_load > 1.0 || stats->dropped > stats->bus_off_dropped;
     stats->frame_bytes_chunks_inline =
         atomic_load_explicit(&bus->arena.inline_chunks, memory_order_relaxed);
+    stats->frame_bytes_chunks_freed = bus->arena.freed_chunks;
+    stats->frame_bytes_chunks_live_max = bus->arena.live_max;
 }

@@ -11,36 +11,60 @@
 #include "rtcosim/can.h"
 #include "rtcosim/can_log.h"
 
-/* The frame-body arena: append-only for a run, in 1 MiB chunks that never
- * move, reserved by an atomic bump pointer (senders on any thread write
- * their frame's bytes, then send the event that carries the offset, which
- * orders the write before every read). Bytes are never overwritten while
- * the run lasts, so an event that still refers to them (a rolled-back
- * sender's, one the bus re-sends after its own rollback) always finds them;
- * rtcosim_can_bus_reset starts over. */
+/* The frame-body arena: CAN FD and XL frames' bytes in 1 MiB chunks that
+ * never move, reserved by an atomic bump pointer (senders on any thread
+ * write their frame's bytes, then send the event that carries the offset,
+ * which orders the write before every read). Offsets only grow; chunk k
+ * lives in slot k % CAN_ARENA_CHUNKS while it can still be read.
+ *
+ * A chunk is given back (can_arena_reclaim, on the bus's thread at its
+ * commits) once the bump pointer has left it, the bus's own state refers to
+ * none of its bodies, and every event that does, and every bus state a
+ * rollback could restore that does, lies before the run's floor
+ * (rtcosim_lp_floor): each chunk keeps `expire`, the latest time of an
+ * event carrying one of its bodies or of the bus dropping one from its
+ * queues. Memory is then what the bodies in flight need, not the run's
+ * length; 4 GiB of them at once is the bound. */
 #define CAN_ARENA_CHUNK_SHIFT 20
-#define CAN_ARENA_CHUNKS 4096 /* 4 GiB of frame bodies per run */
+#define CAN_ARENA_CHUNKS 4096 /* 4 GiB of frame bodies live at once */
 typedef struct can_arena {
     _Atomic uint64_t next;
     _Atomic(uint8_t *) chunks[CAN_ARENA_CHUNKS];
+    _Atomic rtcosim_time_ns expire[CAN_ARENA_CHUNKS];
+    /* the oldest chunk not given back (written by the reclaiming thread) */
+    _Alignas(64) _Atomic uint64_t oldest;
+    /* puts between their reservation and their `expire` (a reclaim waits
+     * for none to be in progress) */
+    _Alignas(64) _Atomic uint32_t active;
+    _Atomic(uint8_t *) spare; /* a chunk given back, for the next one needed */
     /* can_arena_start_ahead: a helper thread allocates (and touches) the
      * next chunk once half of the current one is taken, so that a sender on
-     * a real-time thread does not; chunks [0, wanted) are to exist */
+     * a real-time thread does not; chunks [oldest, wanted) are to exist */
     bool ahead;
     pthread_t helper;
     sem_t wake;
     _Atomic uint64_t wanted;
     _Atomic int stop;
-    /* chunks the senders allocated themselves, and those the helper did */
+    /* chunks the senders allocated themselves, and those the helper did;
+     * chunks given back, and the most live at once */
     _Atomic uint64_t inline_chunks, helper_chunks;
+    uint64_t freed_chunks, live_max;
 } can_arena;
 
-/* Copy n bytes in, *offset where they are. Errors: out of memory, the
- * arena's bound (named by bus_name). */
-rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, uint64_t *offset,
-                             const char *bus_name, rtcosim_error *err);
+/* Copy n bytes in for an event at time `until` that carries them, *offset
+ * where they are. Errors: out of memory, the arena's bound (named by
+ * bus_name). */
+rtcosim_status can_arena_put(can_arena *a, const void *data, size_t n, rtcosim_time_ns until,
+                             uint64_t *offset, const char *bus_name, rtcosim_error *err);
 /* The bytes at offset (a valid pointer also for 0 bytes). */
 const uint8_t *can_arena_at(can_arena *a, uint64_t offset, size_t n);
+/* The bytes at offset are referred to until `until` (an event carrying them,
+ * or the bus dropping them from its state then). */
+void can_arena_hold(can_arena *a, uint64_t offset, size_t n, rtcosim_time_ns until);
+/* Give back the chunks below `pinned` (the least offset the bus's state
+ * refers to, UINT64_MAX for none) whose every reference lies before `floor`.
+ * One thread at a time (the bus's). */
+void can_arena_reclaim(can_arena *a, rtcosim_time_ns floor, uint64_t pinned);
 void can_arena_reset(can_arena *a);
 /* Start the helper thread that allocates chunks ahead of the senders
  * (stopped by can_arena_free). */
@@ -128,8 +152,29 @@ struct rtcosim_can_bus {
      * on the rank that gathers a run over ranks, which holds no entries */
     uint64_t log_digest;
     size_t log_total;
+    /* The bodies of a held log's CAN FD and XL frames (no stream: kept for
+     * rtcosim_can_bus_log after the run), copied out of the arena so that
+     * the arena's chunks can go back while the run goes: chunks of
+     * CAN_LOG_STORE_CHUNK bytes that never move, log_store_used of them
+     * taken (absolute; a snapshot holds it, a rollback takes it back). */
+    uint8_t **log_store;
+    size_t log_store_chunks, log_store_capacity;
+    uint64_t log_store_used;
     can_arena arena;
 };
+#define CAN_LOG_STORE_SHIFT 20
+
+/* rtcosim_lp_model.commit (bus_arena.c): the arena's chunks no event or
+ * state can read any more given back, the log's final entries written to
+ * its stream (can_bus_log_commit, bus_log.c). */
+rtcosim_status can_bus_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns before,
+                              rtcosim_error *err);
+rtcosim_status can_bus_log_commit(rtcosim_can_bus *bus, rtcosim_time_ns before,
+                                  rtcosim_error *err);
+/* Room for `bytes` of a held log's frame bodies allocated now (a real-time
+ * run's log, so that its paced thread does not); false when out of memory. */
+bool can_bus_log_store_reserve(rtcosim_can_bus *bus, size_t bytes);
+void can_bus_log_store_free(rtcosim_can_bus *bus);
 
 static inline uint32_t can_id_key(uint32_t id, bool extended)
 {
@@ -151,15 +196,12 @@ rtcosim_time_ns can_bus_shortest_frame(const rtcosim_can_bus *bus, uint8_t forma
                                        bool extended, uint16_t length);
 
 /* The log (bus_log.c): entries in memory, not yet given to the stream; a
- * frame the bus sent, logged (and added to the digest); the model's commit
- * handler, which gives the entries of events before `before` to the stream. */
+ * frame the bus sent, logged (and added to the digest). */
 static inline size_t can_bus_log_held(const rtcosim_can_bus *bus)
 {
     return bus->log_count > bus->log_written ? bus->log_count - bus->log_written : 0;
 }
 rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rtcosim_time_ns end,
                                  uint32_t sender, const can_ref *r, rtcosim_error *err);
-rtcosim_status can_bus_log_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns before,
-                                  rtcosim_error *err);
 
 #endif

@@ -8,6 +8,54 @@
 #include "rtcosim/can_log.h"
 #include "util/array.h"
 
+#define STORE_BYTES ((uint64_t)1 << CAN_LOG_STORE_SHIFT)
+
+/* Room for chunk k of the store; false when out of memory. */
+static bool store_chunk(rtcosim_can_bus *bus, size_t k)
+{
+    while (bus->log_store_chunks <= k) {
+        if (!util_array_reserve(&bus->log_store, bus->log_store_chunks, &bus->log_store_capacity,
+                                sizeof *bus->log_store, 16))
+            return false;
+        uint8_t *m = malloc(STORE_BYTES);
+        if (!m)
+            return false;
+        memset(m, 0, STORE_BYTES); /* touched now, not by a paced thread later */
+        bus->log_store[bus->log_store_chunks++] = m;
+    }
+    return true;
+}
+
+/* n bytes copied to the end of the store (never straddling two chunks):
+ * where they are, or NULL when out of memory. */
+static uint8_t *store_put(rtcosim_can_bus *bus, const uint8_t *data, size_t n)
+{
+    uint64_t at = bus->log_store_used;
+    if (((at + n - 1) >> CAN_LOG_STORE_SHIFT) != (at >> CAN_LOG_STORE_SHIFT))
+        at = ((at >> CAN_LOG_STORE_SHIFT) + 1) << CAN_LOG_STORE_SHIFT;
+    size_t k = (size_t)(at >> CAN_LOG_STORE_SHIFT);
+    if (!store_chunk(bus, k))
+        return NULL;
+    uint8_t *p = bus->log_store[k] + (at & (STORE_BYTES - 1));
+    memcpy(p, data, n);
+    bus->log_store_used = at + n;
+    return p;
+}
+
+bool can_bus_log_store_reserve(rtcosim_can_bus *bus, size_t bytes)
+{
+    return bytes == 0 || store_chunk(bus, (size_t)((bytes - 1) >> CAN_LOG_STORE_SHIFT));
+}
+
+void can_bus_log_store_free(rtcosim_can_bus *bus)
+{
+    for (size_t i = 0; i < bus->log_store_chunks; i++)
+        free(bus->log_store[i]);
+    free(bus->log_store);
+    bus->log_store = NULL;
+    bus->log_store_chunks = bus->log_store_capacity = 0;
+}
+
 rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rtcosim_time_ns end,
                                  uint32_t sender, const can_ref *r, rtcosim_error *err)
 {
@@ -27,6 +75,16 @@ rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rt
     if (r->format != RTCOSIM_CAN_FORMAT_CLASSIC) {
         e->length = r->length;
         e->data = can_arena_at(&bus->arena, r->body, r->length);
+        /* kept past the run: out of the arena into the log's own store (an
+         * entry a stream takes at the commit finds its bytes in the arena:
+         * its RX events hold them until then) */
+        if (!bus->stream && e != &written) {
+            uint8_t *kept = store_put(bus, e->data, r->length);
+            if (!kept)
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
+                                         " the log", bus->name);
+            e->data = kept;
+        }
     }
     const unsigned char *data = e->data ? e->data : e->frame.data;
     size_t length = e->data ? e->length : e->frame.dlc;
@@ -46,11 +104,9 @@ rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rt
 /* The entries logged by events before `before` are final: with a stream,
  * written to it and dropped (the rest, logged past GVT, moved to the
  * front: few, a bounded time's worth). */
-rtcosim_status can_bus_log_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns before,
+rtcosim_status can_bus_log_commit(rtcosim_can_bus *bus, rtcosim_time_ns before,
                                   rtcosim_error *err)
 {
-    (void)lp;
-    rtcosim_can_bus *bus = state;
     if (!bus->stream)
         return RTCOSIM_OK;
     size_t held = can_bus_log_held(bus), n = 0;

@@ -79,6 +79,8 @@ struct worker {
     spin_wait wait; /* adaptive spin budget, time blocked and sleeps */
     bool failed;
     rtcosim_error err;
+    /* Conservative rounds: the earliest event of the round (rtcosim_lp_floor) */
+    rtcosim_time_ns round_floor;
     struct spec_thread *spec; /* speculative scheduler's per-thread state */
 };
 
@@ -135,6 +137,9 @@ rtcosim_status conservative_push(worker *w, rtcosim_event *ev, unsigned thread,
 rtcosim_status conservative_setup(rtcosim_events *sim, unsigned T, bool async,
                                   rtcosim_time_ns start, rtcosim_error *err);
 void conservative_teardown(rtcosim_events *sim);
+/* rtcosim_lp_floor for a conservative run: the least promise (rounds: the
+ * earliest event of w's round). */
+rtcosim_time_ns conservative_floor(const rtcosim_events *sim, const worker *w);
 rtcosim_status conservative_collect(rtcosim_events *sim, rtcosim_run_stats *stats,
                                     rtcosim_error *err);
 /* Worker w's share of the asynchronous variant until no thread has an event

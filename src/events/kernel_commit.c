@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "spec_internal.h"
 #include "rtcosim/log.h"
 #include "rtcosim/events_dist.h"
 
@@ -38,4 +39,30 @@ rtcosim_status kernel_commit_lps(rtcosim_events *sim, rtcosim_time_ns before, rt
         }
     }
     return first;
+}
+
+rtcosim_time_ns rtcosim_lp_floor(const rtcosim_lp *lp)
+{
+    const rtcosim_events *sim = lp->sim;
+    switch (sim->route) {
+    case ROUTE_WORKER_HEAP:
+    case ROUTE_CALENDAR: /* one queue in time order: everything earlier is done */
+        return lp->now;
+    case ROUTE_THREADS:
+        return conservative_floor(sim, lp->worker);
+    case ROUTE_LP_HEAP: { /* one thread; events go straight into their LP's heap */
+        rtcosim_time_ns least = lp->now;
+        for (size_t i = 0; i < sim->lp_count; i++) {
+            const event_heap *h = &sim->lps[i]->heap;
+            if (h->count && h->entries[0].time < least)
+                least = h->entries[0].time;
+        }
+        return least;
+    }
+    case ROUTE_SPECULATIVE:
+        return atomic_load_explicit(&sim->spec->gvt, memory_order_acquire);
+    case ROUTE_RANKS:
+    default:
+        return INT64_MIN;
+    }
 }

@@ -152,6 +152,7 @@ static void worker_loop(conservative_run *run, worker *w)
         }
         if (failed || global_min > sim->stop)
             break;
+        w->round_floor = global_min;
         for (unsigned t = 0; t < T; t++)
             atomic_store_explicit(&sim->sent_published[((size_t)p * T + me) * T + t],
                                   RTCOSIM_TIME_MAX, memory_order_relaxed);
@@ -174,6 +175,19 @@ static void worker_loop(conservative_run *run, worker *w)
         round_barrier_wait(&run->barrier, w);
         q = p;
     }
+}
+
+rtcosim_time_ns conservative_floor(const rtcosim_events *sim, const worker *w)
+{
+    if (!sim->async)
+        return w->round_floor;
+    rtcosim_time_ns least = RTCOSIM_TIME_MAX;
+    for (unsigned t = 0; t < sim->worker_count; t++) {
+        rtcosim_time_ns p = atomic_load_explicit(&sim->promises[t].value, memory_order_acquire);
+        if (p < least)
+            least = p;
+    }
+    return least;
 }
 
 /* ---- asynchronous variant: channel clocks without barriers ----

@@ -536,7 +536,7 @@ static void frame_bytes_are_reserved_up_front(void **state)
     for (int i = 0; i < 64; i++)
         body[i] = (uint8_t)i;
     uint64_t at;
-    assert_int_equal(can_arena_put(&a, body, sizeof body, &at, "can0", &err), RTCOSIM_OK);
+    assert_int_equal(can_arena_put(&a, body, sizeof body, 0, &at, "can0", &err), RTCOSIM_OK);
     assert_int_equal(at, 0);
     assert_ptr_equal(can_arena_at(&a, at, sizeof body), first);
     assert_memory_equal(first, body, sizeof body);
@@ -570,7 +570,7 @@ static void the_helper_allocates_frame_bytes_ahead_of_the_sender(void **state)
             memset(body, (int)(k & 0xff), sizeof body);
             memcpy(body, &k, sizeof k);
             uint64_t at;
-            assert_int_equal(can_arena_put(&a, body, sizeof body, &at, "can0", &err), RTCOSIM_OK);
+            assert_int_equal(can_arena_put(&a, body, sizeof body, 0, &at, "can0", &err), RTCOSIM_OK);
             assert_int_equal(at, (uint64_t)k * sizeof body);
             uint64_t chunk = at >> CAN_ARENA_CHUNK_SHIFT;
             if (helper && (k % 512) == 256 && chunk + 1 < 6) {
