@@ -40,6 +40,7 @@ typedef struct rtcosim_ecu_vehicle_config {
     rtcosim_time_ns plant_step;     /* 0: 1 ms */
     uint64_t clock_hz;              /* 0: 200 MHz */
     bool log_frames;
+    bool log_digest_only; /* the frames' digest without their entries (rtcosim_can_bus_config) */
     size_t log_capacity; /* 0: the log grows; else fixed (rtcosim_can_bus_config) */
     size_t frame_bytes_reserve; /* CAN FD/XL bytes allocated at create (rtcosim_can_bus_config) */
     /* Error injection on the bus (rtcosim_can_bus_config): every

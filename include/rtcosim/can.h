@@ -104,6 +104,11 @@ typedef struct rtcosim_can_bus_config {
      * (stats.log_dropped), not logged: nothing allocated per frame, for a
      * bus stepped on a real-time thread. */
     size_t log_capacity;
+    /* Log for the digest alone: every frame counts in rtcosim_can_bus_log_digest
+     * (implies log_frames), but an entry is dropped once the run commits it
+     * (as a log stream would take it), so memory stays bounded however long
+     * the run; rtcosim_can_bus_log then holds only the uncommitted few. */
+    bool log_digest_only;
     /* Error injection: every error_every-th frame started on the bus (0:
      * never) ends in an error of kind error_code (RTCOSIM_CAN_ERROR_*; 0
      * means CRC) instead of being received: it occupies the bus for its

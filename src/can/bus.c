@@ -523,6 +523,8 @@ rtcosim_status rtcosim_can_bus_create(rtcosim_events *sim, const rtcosim_can_bus
 {
     *out = NULL;
     rtcosim_can_bus_config c = *config;
+    if (c.log_digest_only)
+        c.log_frames = true;
     if (!c.name || !*c.name)
         c.name = "can0";
     if (c.bitrate == 0)

@@ -78,7 +78,7 @@ rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rt
         /* kept past the run: out of the arena into the log's own store (an
          * entry a stream takes at the commit finds its bytes in the arena:
          * its RX events hold them until then) */
-        if (!bus->stream && e != &written) {
+        if (!bus->stream && !bus->config.log_digest_only && e != &written) {
             uint8_t *kept = store_put(bus, e->data, r->length);
             if (!kept)
                 return rtcosim_error_set(err, RTCOSIM_ENOMEM, "can bus '%s': out of memory for"
@@ -102,17 +102,18 @@ rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rt
 }
 
 /* The entries logged by events before `before` are final: with a stream,
- * written to it and dropped (the rest, logged past GVT, moved to the
+ * written to it and dropped (for the digest alone: dropped) (the rest, logged past GVT, moved to the
  * front: few, a bounded time's worth). */
 rtcosim_status can_bus_log_commit(rtcosim_can_bus *bus, rtcosim_time_ns before,
                                   rtcosim_error *err)
 {
-    if (!bus->stream)
+    if (!bus->stream && !bus->config.log_digest_only)
         return RTCOSIM_OK;
     size_t held = can_bus_log_held(bus), n = 0;
     rtcosim_status st = RTCOSIM_OK;
     while (n < held && bus->log[n].start < before &&
-           (st = rtcosim_can_log_writer_add(bus->stream, &bus->log[n], err)) == RTCOSIM_OK)
+           (!bus->stream ||
+            (st = rtcosim_can_log_writer_add(bus->stream, &bus->log[n], err)) == RTCOSIM_OK))
         n++;
     /* what was written is dropped (after a write error too: the file stays a
      * log of it) */

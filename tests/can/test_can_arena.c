@@ -127,12 +127,12 @@ static const rtcosim_lp_model node_model = {.kind = "test-fd-node", .init = node
 typedef struct outcome {
     uint32_t received[3], bad, waiter_at_k;
     rtcosim_can_bus_stats stats;
-    size_t logged, log_bad;
+    size_t logged, log_bad, digested;
     uint64_t digest;
 } outcome;
 
 static void run(rtcosim_scheduler scheduler, unsigned threads, bool rounds, bool stepped,
-                uint32_t error_every, bool log, outcome *o)
+                uint32_t error_every, int log, outcome *o)
 {
     rtcosim_error err;
     rtcosim_events *sim = NULL;
@@ -140,7 +140,7 @@ static void run(rtcosim_scheduler scheduler, unsigned threads, bool rounds, bool
     assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
     rtcosim_can_bus_config bc = {.name = "can0", .bitrate = 500000, .fd_bitrate = 2000000,
                                  .xl_bitrate = 10000000, .error_every = error_every,
-                                 .log_frames = log};
+                                 .log_frames = log == 1, .log_digest_only = log == 2};
     assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
     /* an XL flooder keeping two frames queued, an FD flooder of higher
      * priority sending one 1 ms after each went, the waiter (lowest
@@ -193,7 +193,7 @@ static void run(rtcosim_scheduler scheduler, unsigned threads, bool rounds, bool
     for (size_t i = 0; i < o->logged; i++)
         if (!e[i].data || !matches(e[i].data, e[i].length, e[i].sender))
             o->log_bad++;
-    o->digest = rtcosim_can_bus_log_digest(bus, NULL);
+    o->digest = rtcosim_can_bus_log_digest(bus, &o->digested);
     rtcosim_can_bus_free(bus);
     rtcosim_events_free(sim);
 }
@@ -207,7 +207,7 @@ static const outcome *reference(void)
     static outcome ref;
     static bool done;
     if (!done) {
-        run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, false, 0, false, &ref);
+        run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, false, 0, 0, &ref);
         done = true;
     }
     return &ref;
@@ -246,7 +246,7 @@ static void stepped_runs_too(void **state)
 {
     (void)state;
     outcome o;
-    run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, true, 0, false, &o);
+    run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, true, 0, 0, &o);
     check_against_reference(&o);
 }
 
@@ -254,9 +254,9 @@ static void conservative_threads_too(void **state)
 {
     (void)state;
     outcome o;
-    run(RTCOSIM_SCHEDULER_CONSERVATIVE, 2, false, false, 0, false, &o);
+    run(RTCOSIM_SCHEDULER_CONSERVATIVE, 2, false, false, 0, 0, &o);
     check_against_reference(&o);
-    run(RTCOSIM_SCHEDULER_CONSERVATIVE, 2, true, false, 0, false, &o);
+    run(RTCOSIM_SCHEDULER_CONSERVATIVE, 2, true, false, 0, 0, &o);
     check_against_reference(&o);
 }
 
@@ -264,9 +264,9 @@ static void global_and_lockstep_too(void **state)
 {
     (void)state;
     outcome o;
-    run(RTCOSIM_SCHEDULER_GLOBAL, 1, false, false, 0, false, &o);
+    run(RTCOSIM_SCHEDULER_GLOBAL, 1, false, false, 0, 0, &o);
     check_against_reference(&o);
-    run(RTCOSIM_SCHEDULER_LOCKSTEP, 1, false, false, 0, false, &o);
+    run(RTCOSIM_SCHEDULER_LOCKSTEP, 1, false, false, 0, 0, &o);
     check_against_reference(&o);
 }
 
@@ -275,7 +275,7 @@ static void speculation_too(void **state)
     (void)state;
     for (int repeat = 0; repeat < 3; repeat++) {
         outcome o;
-        run(RTCOSIM_SCHEDULER_SPECULATIVE, 2, false, false, 0, false, &o);
+        run(RTCOSIM_SCHEDULER_SPECULATIVE, 2, false, false, 0, 0, &o);
         check_against_reference(&o);
     }
 }
@@ -286,11 +286,11 @@ static void retransmitted_frames_keep_their_bytes(void **state)
 {
     (void)state;
     outcome seq, spec;
-    run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, false, 7, false, &seq);
+    run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, false, 7, 0, &seq);
     assert_int_equal(seq.bad, 0);
     assert_true(seq.stats.bus_errors > 1000);
     assert_true(seq.stats.frame_bytes_chunks_freed >= 10);
-    run(RTCOSIM_SCHEDULER_SPECULATIVE, 2, false, false, 7, false, &spec);
+    run(RTCOSIM_SCHEDULER_SPECULATIVE, 2, false, false, 7, 0, &spec);
     assert_int_equal(spec.bad, 0);
     assert_memory_equal(spec.received, seq.received, sizeof seq.received);
     assert_int_equal(spec.stats.bus_errors, seq.stats.bus_errors);
@@ -303,14 +303,31 @@ static void a_held_log_keeps_its_own_bytes(void **state)
 {
     (void)state;
     outcome seq, spec;
-    run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, false, 0, true, &seq);
+    run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, false, 0, 1, &seq);
     assert_int_equal(seq.logged, seq.stats.frames);
     assert_int_equal(seq.log_bad, 0);
     assert_true(seq.stats.frame_bytes_chunks_freed >= 10);
-    run(RTCOSIM_SCHEDULER_SPECULATIVE, 2, false, false, 0, true, &spec);
+    run(RTCOSIM_SCHEDULER_SPECULATIVE, 2, false, false, 0, 1, &spec);
     assert_int_equal(spec.logged, seq.logged);
     assert_int_equal(spec.log_bad, 0);
     assert_true(spec.digest == seq.digest);
+}
+
+/* A log for the digest alone (`rtcosim events --reference` compares two
+ * runs' frames with it) covers every frame as the held log does, and holds
+ * none of them once the run committed them. */
+static void a_digest_only_log_keeps_nothing(void **state)
+{
+    (void)state;
+    outcome held, seq, spec;
+    run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, false, 0, 1, &held);
+    run(RTCOSIM_SCHEDULER_SEQUENTIAL, 1, false, false, 0, 2, &seq);
+    run(RTCOSIM_SCHEDULER_SPECULATIVE, 2, false, false, 0, 2, &spec);
+    for (const outcome *o = &seq; o; o = o == &seq ? &spec : NULL) {
+        assert_int_equal(o->logged, 0);
+        assert_int_equal(o->digested, held.logged);
+        assert_true(o->digest == held.digest);
+    }
 }
 
 /* The arena's rule itself: a chunk goes back once the bump pointer has left
@@ -383,6 +400,7 @@ int main(void)
         cmocka_unit_test(speculation_too),
         cmocka_unit_test(retransmitted_frames_keep_their_bytes),
         cmocka_unit_test(a_held_log_keeps_its_own_bytes),
+        cmocka_unit_test(a_digest_only_log_keeps_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
