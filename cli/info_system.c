@@ -128,15 +128,16 @@ static void print_connection(const rtcosim_ssd_connection *cn)
     printf("  [line %d]\n", cn->line);
 }
 
-/* The order the master steps the components in, from a master built and
- * initialized for it (no step taken). */
-static void print_order(const rtcosim_system_desc *d, rtcosim_time_ns start)
+/* The order the master steps the components in, from a master built for it
+ * of the FMUs' descriptions (no binary loaded, nothing instantiated: FMUs
+ * for another platform too). */
+static void print_order(const rtcosim_system_desc *d)
 {
     rtcosim_error err;
     rtcosim_master *m = NULL;
-    if (rtcosim_system_build_master(d, NULL, &m, &err) != RTCOSIM_OK ||
-        rtcosim_master_initialize(m, start, start + rtcosim_master_next_step(m), &err) !=
-            RTCOSIM_OK) {
+    const rtcosim_system_build_options o = {.describe_only = true};
+    if (rtcosim_system_build_master(d, &o, &m, &err) != RTCOSIM_OK ||
+        rtcosim_master_plan_order(m, &err) != RTCOSIM_OK) {
         printf("\nexecution order: not available (%s)\n", err.message);
         rtcosim_master_free(m);
         return;
@@ -208,7 +209,7 @@ int cli_info_system(const char *path, const char *parameter_set)
     printf("\nconnections (%zu):\n", nc);
     for (size_t i = 0; i < nc; i++)
         print_connection(rtcosim_system_desc_connection(d, i));
-    print_order(d, start);
+    print_order(d);
     rtcosim_system_desc_free(d);
     return 0;
 }

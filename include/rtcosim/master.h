@@ -236,8 +236,16 @@ rtcosim_component *rtcosim_master_component(const rtcosim_master *m, const char 
 rtcosim_component *rtcosim_master_component_at(const rtcosim_master *m, size_t index);
 /* Its name in the master (NULL past the last). */
 const char *rtcosim_master_component_name_at(const rtcosim_master *m, size_t index);
-/* The Gauss-Seidel step order (after initialize): component names in order. */
+/* The Gauss-Seidel step order (after initialize or rtcosim_master_plan_order):
+ * component names in order. */
 const char *rtcosim_master_order_name(const rtcosim_master *m, size_t position);
+/* Work out the step order from the connections and the components' declared
+ * direct feedthrough (an FMU's ModelStructure) without initializing: no
+ * component is instantiated, so it also works on a master of described
+ * FMUs (rtcosim_system_build_options.describe_only). Errors: an algebraic
+ * loop under Gauss-Seidel, naming its variables. Initialize works it out
+ * again. */
+rtcosim_status rtcosim_master_plan_order(rtcosim_master *m, rtcosim_error *err);
 
 size_t rtcosim_master_connection_count(const rtcosim_master *m);
 /* Binary and Clock connections, passed only in the event iteration and not

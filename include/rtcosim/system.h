@@ -557,6 +557,11 @@ typedef struct rtcosim_system_build_options {
     void *wrap_context;
     /* Filled (when not NULL) with where the macro step came from. */
     rtcosim_ssd_step_origin *step_origin;
+    /* FMUs by their description alone (rtcosim_fmu_describe: no binary
+     * loaded, also an FMU built for another platform): the master can be
+     * inspected and its order planned (rtcosim_master_plan_order), not
+     * initialized (`rtcosim info` of a system). */
+    bool describe_only;
 } rtcosim_system_build_options;
 
 /* Create the master for a description: load every component (FMUs with

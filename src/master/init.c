@@ -135,7 +135,8 @@ static rtcosim_status build_batches(rtcosim_master *m, rtcosim_error *err)
         }
     }
     m->observed_values = calloc(m->observed_count ? m->observed_count : 1, sizeof(double));
-    m->order_list = calloc(m->comp_count, sizeof(size_t));
+    if (!m->order_list) /* (rtcosim_master_plan_order may have made it) */
+        m->order_list = calloc(m->comp_count, sizeof(size_t));
     m->active = calloc(m->comp_count, sizeof(size_t));
     m->publish_list = calloc(m->comp_count, sizeof(size_t));
     if (fail || !m->observed_values || !m->order_list || !m->active || !m->publish_list)

@@ -193,6 +193,7 @@ struct rtcosim_master {
     bool single_rate;
 
     bool initialized, failed, terminate_requested;
+    bool order_planned; /* rtcosim_master_plan_order before initialize */
     /* Who asked to end the run; a discarded step (with the request) ends it
      * at the start of its tick, which is then neither published nor recorded. */
     const master_component *terminated_by;

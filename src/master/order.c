@@ -214,6 +214,20 @@ static rtcosim_status order_components(rtcosim_master *m, const graph *g, rtcosi
     return st;
 }
 
+rtcosim_status rtcosim_master_plan_order(rtcosim_master *m, rtcosim_error *err)
+{
+    if (m->initialized || m->order_planned)
+        return RTCOSIM_OK;
+    if (!m->order_list && !(m->order_list = calloc(m->comp_count ? m->comp_count : 1,
+                                                   sizeof *m->order_list)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "master: out of memory");
+    rtcosim_status st = master_resolve_order(m, err);
+    if (st == RTCOSIM_OK && m->order == RTCOSIM_ORDER_GAUSS_SEIDEL)
+        master_gs_levels(m); /* as initialize does */
+    m->order_planned = st == RTCOSIM_OK;
+    return st;
+}
+
 rtcosim_status master_resolve_order(rtcosim_master *m, rtcosim_error *err)
 {
     size_t cap = 2 * m->conn_count + 1;

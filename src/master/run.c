@@ -222,7 +222,9 @@ const char *rtcosim_master_component_name_at(const rtcosim_master *m, size_t ind
 }
 const char *rtcosim_master_order_name(const rtcosim_master *m, size_t position)
 {
-    return m->initialized && position < m->comp_count ? m->comps[m->order_list[position]].name : NULL;
+    return (m->initialized || m->order_planned) && position < m->comp_count
+               ? m->comps[m->order_list[position]].name
+               : NULL;
 }
 size_t rtcosim_master_connection_count(const rtcosim_master *m) { return m->conn_count; }
 const char *rtcosim_master_connection_name(const rtcosim_master *m, size_t i)

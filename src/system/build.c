@@ -278,7 +278,8 @@ static rtcosim_status load_component(const rtcosim_system_desc *d, const rtcosim
     fo.model_exchange_fallback = true;
     rtcosim_status st = sc->native_type ? rtcosim_native_create(sc->native_type, out, err)
                         : dcpx          ? rtcosim_dcp_remote_from_dcpx(sc->path, out, err)
-                                        : rtcosim_fmu_load(sc->path, &fo, out, err);
+                        : opts->describe_only ? rtcosim_fmu_describe(sc->path, &fo, out, err)
+                                              : rtcosim_fmu_load(sc->path, &fo, out, err);
     if (st != RTCOSIM_OK)
         return rtcosim_error_prefix(err, "%s:%d: component '%s': ", d->label, sc->line, sc->name);
     st = check_connectors(d, sc, *out, err);
