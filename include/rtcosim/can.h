@@ -221,7 +221,8 @@ typedef struct rtcosim_can_bus_stats {
     bool overloaded;
     /* 1 MiB chunks of CAN FD / XL frame bytes a sending thread allocated
      * itself; with frame_bytes_reserve a helper thread allocates each next
-     * one ahead, so a real-time run's is 0 unless the helper fell behind */
+     * one ahead, so a real-time run's is 0 unless the helper fell behind
+     * (or a fixed log kept more than the reserve of its frames' bytes) */
     uint64_t frame_bytes_chunks_inline;
     /* 1 MiB chunks of CAN FD / XL frame bytes given back during the run
      * (no event or state could read them any more), and the most held at

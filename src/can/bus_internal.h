@@ -158,7 +158,7 @@ struct rtcosim_can_bus {
      * CAN_LOG_STORE_CHUNK bytes that never move, log_store_used of them
      * taken (absolute; a snapshot holds it, a rollback takes it back). */
     uint8_t **log_store;
-    size_t log_store_chunks, log_store_capacity;
+    size_t log_store_chunks, log_store_capacity, log_store_reserved;
     uint64_t log_store_used;
     can_arena arena;
 };

@@ -22,6 +22,10 @@ static bool store_chunk(rtcosim_can_bus *bus, size_t k)
             return false;
         memset(m, 0, STORE_BYTES); /* touched now, not by a paced thread later */
         bus->log_store[bus->log_store_chunks++] = m;
+        /* past a fixed log's reserve: a paced thread's allocation, which
+         * the real-time report names (frame_bytes_chunks_inline) */
+        if (bus->log_store_reserved && bus->log_store_chunks > bus->log_store_reserved)
+            atomic_fetch_add_explicit(&bus->arena.inline_chunks, 1, memory_order_relaxed);
     }
     return true;
 }
@@ -44,7 +48,10 @@ static uint8_t *store_put(rtcosim_can_bus *bus, const uint8_t *data, size_t n)
 
 bool can_bus_log_store_reserve(rtcosim_can_bus *bus, size_t bytes)
 {
-    return bytes == 0 || store_chunk(bus, (size_t)((bytes - 1) >> CAN_LOG_STORE_SHIFT));
+    if (bytes == 0 || !store_chunk(bus, (size_t)((bytes - 1) >> CAN_LOG_STORE_SHIFT)))
+        return bytes == 0;
+    bus->log_store_reserved = bus->log_store_chunks;
+    return true;
 }
 
 void can_bus_log_store_free(rtcosim_can_bus *bus)
