@@ -18,6 +18,8 @@
 #include "run_report_columns.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/lsbus.h"
+#include "rtcosim/can_signals.h"
+#include "rtcosim/can_log.h"
 #include "../examples/ecus/vehicle.h"
 
 /* A bus with native/firmware ECUs: the event simulation holding them, the
@@ -370,7 +372,8 @@ int cli_can_bus_attach(const cli_can_buses *b, rtcosim_master *m)
         if (rc)
             return rc;
     }
-    return cli_can_signals_attach(b, m);
+    int rc = cli_can_signals_attach(b, m);
+    return rc ? rc : cli_can_log_stream_open(b, m);
 }
 
 int cli_can_bus_check_real_time(const cli_can_buses *b, const char *non_realtime)
@@ -454,7 +457,12 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
                        " thread (the helper allocating them ahead fell behind, or the log kept more of them than"
                        " its reserve)\n", name,
                        (unsigned long long)s.frame_bytes_chunks_inline);
-            if (b->log_path) {
+            int streamed = b->log_path ? cli_can_log_stream_finish(name, b->log_path, kernel,
+                                                                   NULL)
+                                       : 0;
+            if (streamed < 0)
+                return CLI_EXIT_ERROR;
+            if (b->log_path && !streamed) {
                 if (rtcosim_can_bus_write_log(kernel, b->log_path, &err) != RTCOSIM_OK)
                     return cli_fail_error(&err);
                 printf("wrote %zu frames of %s to %s\n", rtcosim_can_bus_log_count(kernel), name,
@@ -481,7 +489,11 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
             printf("can bus %s: the log of %zu frames was full: %llu later frames not logged\n",
                    name, rtcosim_lsbus_can_bridge_log_count(bridge),
                    (unsigned long long)s.log_dropped);
-        if (b->log_path) {
+        int streamed = b->log_path ? cli_can_log_stream_finish(name, b->log_path, NULL, bridge)
+                                   : 0;
+        if (streamed < 0)
+            return CLI_EXIT_ERROR;
+        if (b->log_path && !streamed) {
             if (rtcosim_lsbus_can_bridge_write_log(bridge, b->log_path, &err) != RTCOSIM_OK)
                 return cli_fail_error(&err);
             printf("wrote %zu frames of %s to %s\n", rtcosim_lsbus_can_bridge_log_count(bridge),
@@ -497,8 +509,80 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
     return 0;
 }
 
+static rtcosim_can_log_writer *log_stream; /* cli_can_log_stream_open */
+
+int cli_can_log_stream_open(const cli_can_buses *b, rtcosim_master *m)
+{
+    /* (a second master of the run, --reference's, keeps its log) */
+    if (!b->log_path || b->real_time || b->count + b->signal_count != 1 || log_stream)
+        return 0;
+    const char *spec = b->count ? b->specs[0] : b->signal_specs[0];
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(strchr(spec, '=') - spec), spec);
+    rtcosim_component *c = rtcosim_master_component(m, name);
+    rtcosim_can_bus *kernel =
+        b->count ? rtcosim_lsbus_can_lp_component_bus(c) : rtcosim_can_signal_bus_can(c);
+    rtcosim_lsbus_can_bridge *bridge = b->count ? rtcosim_lsbus_can_bus_component_bridge(c) : NULL;
+    if (!kernel && !bridge)
+        return 0;
+    /* the bridge's nodes are FMUs that may send any format */
+    rtcosim_can_log_layout layout = {.frames = RTCOSIM_CAN_LOG_FRAMES_UNKNOWN, .fd = true,
+                                     .xl = true};
+    if (kernel)
+        rtcosim_can_bus_log_layout(kernel, &layout);
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    if (rtcosim_can_log_writer_open(b->log_path, rtcosim_can_log_format_of(b->log_path), name,
+                                    &layout, &log_stream, &err) != RTCOSIM_OK ||
+        (kernel ? rtcosim_can_bus_stream_log(kernel, log_stream, &err)
+                : rtcosim_lsbus_can_bridge_stream_log(bridge, log_stream, &err)) != RTCOSIM_OK) {
+        if (log_stream)
+            rtcosim_can_log_writer_abort(log_stream);
+        log_stream = NULL;
+        return cli_fail_error(&err);
+    }
+    return 0;
+}
+
+int cli_can_log_stream_finish(const char *name, const char *path, rtcosim_can_bus *kernel,
+                              rtcosim_lsbus_can_bridge *bridge)
+{
+    if (!log_stream)
+        return 0;
+    rtcosim_error err;
+    rtcosim_error_clear(&err);
+    rtcosim_can_log_writer *w = log_stream;
+    log_stream = NULL;
+    uint64_t frames = 0;
+    rtcosim_status st = RTCOSIM_OK;
+    if (kernel) {
+        /* what the bus logged but did not commit yet (a run that failed
+         * before its end): final all the same, a stepped bus never rolls back */
+        const rtcosim_can_log_entry *held = rtcosim_can_bus_log(kernel);
+        size_t n = rtcosim_can_bus_log_count(kernel);
+        for (size_t i = 0; i < n && st == RTCOSIM_OK; i++)
+            st = rtcosim_can_log_writer_add(w, &held[i], &err);
+        frames = rtcosim_can_bus_log_written(kernel) + n;
+        (void)rtcosim_can_bus_stream_log(kernel, NULL, NULL);
+    } else {
+        frames = rtcosim_lsbus_can_bridge_log_streamed(bridge);
+        (void)rtcosim_lsbus_can_bridge_stream_log(bridge, NULL, NULL);
+    }
+    rtcosim_status closed = rtcosim_can_log_writer_close(w, st == RTCOSIM_OK ? &err : NULL);
+    if (st != RTCOSIM_OK || closed != RTCOSIM_OK) {
+        cli_fail_error(&err);
+        return -1;
+    }
+    printf("wrote %llu frames of %s to %s\n", (unsigned long long)frames, name, path);
+    return 1;
+}
+
 void cli_can_bus_free(void)
 {
+    if (log_stream) { /* (the run never finished: a failed start) */
+        rtcosim_can_log_writer_abort(log_stream);
+        log_stream = NULL;
+    }
     while (kernel_buses) {
         cli_can_kernel_bus *k = kernel_buses;
         kernel_buses = k->next;

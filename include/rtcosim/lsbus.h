@@ -308,6 +308,16 @@ size_t rtcosim_lsbus_can_bridge_log_count(const rtcosim_lsbus_can_bridge *b);
 const struct rtcosim_can_log_entry *rtcosim_lsbus_can_bridge_log(const rtcosim_lsbus_can_bridge *b);
 rtcosim_status rtcosim_lsbus_can_bridge_write_log(const rtcosim_lsbus_can_bridge *b,
                                                   const char *path, rtcosim_error *err);
+/* With log_frames: each frame goes to `writer` (can_log.h) as it is
+ * delivered instead of into the log (none kept: memory flat however long
+ * the run, the file whole up to a failure); NULL: kept again. The writer
+ * stays the caller's (closed after the run); errors writing it fail the
+ * step. How many went to it: rtcosim_lsbus_can_bridge_log_streamed. */
+struct rtcosim_can_log_writer;
+rtcosim_status rtcosim_lsbus_can_bridge_stream_log(rtcosim_lsbus_can_bridge *b,
+                                                   struct rtcosim_can_log_writer *writer,
+                                                   rtcosim_error *err);
+uint64_t rtcosim_lsbus_can_bridge_log_streamed(const rtcosim_lsbus_can_bridge *b);
 /* The bit rate in use (configured by nodes or given). */
 uint32_t rtcosim_lsbus_can_bridge_bitrate(const rtcosim_lsbus_can_bridge *b);
 

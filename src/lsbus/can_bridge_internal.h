@@ -60,6 +60,10 @@ struct rtcosim_lsbus_can_bridge {
     size_t log_count, log_capacity;
     uint8_t *log_data;
     size_t log_data_used, log_data_capacity;
+    /* rtcosim_lsbus_can_bridge_stream_log: each frame written as it is
+     * delivered (frames are final: the bridge never rolls back), none kept */
+    struct rtcosim_can_log_writer *stream;
+    uint64_t streamed;
 };
 
 /* The data bytes of a pending CAN XL frame of `node`. */

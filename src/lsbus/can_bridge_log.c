@@ -60,6 +60,14 @@ rtcosim_status bridge_log_frame(rtcosim_lsbus_can_bridge *b, const pending_frame
     } else {
         e.frame = p->frame;
     }
+    if (b->stream) {
+        e.data = e.length ? data : NULL;
+        rtcosim_status st = rtcosim_can_log_writer_add(b->stream, &e, err);
+        if (st != RTCOSIM_OK)
+            return rtcosim_error_prefix(err, "LS-BUS bus '%s': ", b->name);
+        b->streamed++;
+        return RTCOSIM_OK;
+    }
     bool fixed = b->config.log_capacity != 0;
     if (fixed && (b->log_count == b->log_capacity ||
                   e.length > b->log_data_capacity - b->log_data_used)) {
@@ -97,6 +105,22 @@ rtcosim_status bridge_log_frame(rtcosim_lsbus_can_bridge *b, const pending_frame
 size_t rtcosim_lsbus_can_bridge_log_count(const rtcosim_lsbus_can_bridge *b)
 {
     return b->log_count;
+}
+
+rtcosim_status rtcosim_lsbus_can_bridge_stream_log(rtcosim_lsbus_can_bridge *b,
+                                                   struct rtcosim_can_log_writer *writer,
+                                                   rtcosim_error *err)
+{
+    if (writer && !b->config.log_frames)
+        return rtcosim_error_set(err, RTCOSIM_ESTATE, "LS-BUS bus '%s': a log stream needs a bus"
+                                 " that logs its frames (log_frames)", b->name);
+    b->stream = writer;
+    return RTCOSIM_OK;
+}
+
+uint64_t rtcosim_lsbus_can_bridge_log_streamed(const rtcosim_lsbus_can_bridge *b)
+{
+    return b->streamed;
 }
 
 const rtcosim_can_log_entry *rtcosim_lsbus_can_bridge_log(const rtcosim_lsbus_can_bridge *b)
