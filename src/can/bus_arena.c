@@ -187,6 +187,11 @@ rtcosim_status can_bus_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns befor
 {
     rtcosim_can_bus *bus = state;
     can_arena *a = &bus->arena;
+    /* the log's final entries first: a stream takes their bytes from the
+     * arena, whose chunks may go back below */
+    rtcosim_status logged = can_bus_log_commit(bus, before, err);
+    if (logged != RTCOSIM_OK)
+        return logged;
     uint64_t written = atomic_load_explicit(&a->next, memory_order_relaxed) >> CAN_ARENA_CHUNK_SHIFT;
     if (before < RTCOSIM_TIME_MAX && written > atomic_load(&a->oldest)) {
         rtcosim_time_ns now = rtcosim_lp_now(lp);
@@ -209,7 +214,7 @@ rtcosim_status can_bus_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns befor
             return st; /* (the error names the bus) */
         can_arena_reclaim(a, rtcosim_lp_floor(lp), pinned);
     }
-    return can_bus_log_commit(bus, before, err);
+    return RTCOSIM_OK;
 }
 
 rtcosim_status can_arena_reserve(can_arena *a, size_t bytes, const char *bus_name,

@@ -164,9 +164,9 @@ struct rtcosim_can_bus {
 };
 #define CAN_LOG_STORE_SHIFT 20
 
-/* rtcosim_lp_model.commit (bus_arena.c): the arena's chunks no event or
- * state can read any more given back, the log's final entries written to
- * its stream (can_bus_log_commit, bus_log.c). */
+/* rtcosim_lp_model.commit (bus_arena.c): the log's final entries written
+ * to its stream (can_bus_log_commit, bus_log.c), then the arena's chunks no
+ * event, state or log entry can read any more given back. */
 rtcosim_status can_bus_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns before,
                               rtcosim_error *err);
 rtcosim_status can_bus_log_commit(rtcosim_can_bus *bus, rtcosim_time_ns before,

@@ -14,13 +14,17 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "can/bus_internal.h"
 #include "rtcosim/can.h"
+#include "rtcosim/can_log.h"
 #include "rtcosim/events.h"
+#include "util/test_util.h"
 
 #define MS RTCOSIM_NS_PER_MS
 #define SEC (1000 * RTCOSIM_NS_PER_MS)
@@ -131,6 +135,8 @@ typedef struct outcome {
     uint64_t digest;
 } outcome;
 
+/* log: 0 none, 1 kept in memory, 2 for the digest alone, 3 streamed to a
+ * candump file (scratch "stream.log") */
 static void run(rtcosim_scheduler scheduler, unsigned threads, bool rounds, bool stepped,
                 uint32_t error_every, int log, outcome *o)
 {
@@ -140,7 +146,8 @@ static void run(rtcosim_scheduler scheduler, unsigned threads, bool rounds, bool
     assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
     rtcosim_can_bus_config bc = {.name = "can0", .bitrate = 500000, .fd_bitrate = 2000000,
                                  .xl_bitrate = 10000000, .error_every = error_every,
-                                 .log_frames = log == 1, .log_digest_only = log == 2};
+                                 .log_frames = log == 1 || log == 3,
+                                 .log_digest_only = log == 2};
     assert_int_equal(rtcosim_can_bus_create(sim, &bc, &bus, &err), RTCOSIM_OK);
     /* an XL flooder keeping two frames queued, an FD flooder of higher
      * priority sending one 1 ms after each went, the waiter (lowest
@@ -172,6 +179,15 @@ static void run(rtcosim_scheduler scheduler, unsigned threads, bool rounds, bool
         }
     }
     assert_int_equal(rtcosim_can_bus_connect(bus, &err), RTCOSIM_OK);
+    rtcosim_can_log_writer *stream = NULL;
+    if (log == 3) {
+        rtcosim_can_log_layout layout;
+        rtcosim_can_bus_log_layout(bus, &layout);
+        assert_int_equal(rtcosim_can_log_writer_open(tu_scratch("stream.log"),
+                                                     RTCOSIM_CAN_LOG_CANDUMP, "can0", &layout,
+                                                     &stream, &err), RTCOSIM_OK);
+        assert_int_equal(rtcosim_can_bus_stream_log(bus, stream, &err), RTCOSIM_OK);
+    }
     rtcosim_run_options ro = {.scheduler = scheduler, .threads = threads,
                               .conservative_rounds = rounds, .stop_time = RUN_SEC * SEC};
     if (stepped) {
@@ -194,6 +210,8 @@ static void run(rtcosim_scheduler scheduler, unsigned threads, bool rounds, bool
         if (!e[i].data || !matches(e[i].data, e[i].length, e[i].sender))
             o->log_bad++;
     o->digest = rtcosim_can_bus_log_digest(bus, &o->digested);
+    if (stream)
+        assert_int_equal(rtcosim_can_log_writer_close(stream, &err), RTCOSIM_OK);
     rtcosim_can_bus_free(bus);
     rtcosim_events_free(sim);
 }
@@ -389,6 +407,53 @@ static void a_chunk_goes_back_by_the_floor_its_holds_and_pins(void **state)
     can_arena_free(&a);
 }
 
+/* The sender of a frame by its identifier (candump writes a CAN XL frame's
+ * as its VCID, 00, and priority). */
+static uint32_t sender_of(uint32_t id)
+{
+    return id == 0x10 ? 0 : id == 0x08 ? 1 : 2;
+}
+
+/* A log written while the run goes takes each frame's bytes at the commit
+ * that makes it final, from the arena: they must still be there then (the
+ * chunks go back only after the log took what it may). Every line of the
+ * candump file, classic "ID#HEX", CAN FD "ID##F HEX", CAN XL
+ * "VCIDPRIO#FLAGS:SDT:AF#HEX", holds its sender's pattern. */
+static void a_streamed_log_takes_its_bytes_before_they_go_back(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        outcome o;
+        run(k ? RTCOSIM_SCHEDULER_SPECULATIVE : RTCOSIM_SCHEDULER_SEQUENTIAL, k ? 2 : 1, false,
+            false, 0, 3, &o);
+        assert_int_equal(o.bad, 0);
+        assert_true(o.stats.frame_bytes_chunks_freed >= 10);
+        size_t size = 0;
+        char *text = tu_read_file(tu_scratch("stream.log"), &size); /* (the helper's) */
+        assert_non_null(text);
+        size_t lines = 0, bad = 0;
+        static uint8_t bytes[XL_BYTES];
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+            char *id = strchr(line, ' ') ? strchr(strchr(line, ' ') + 1, ' ') + 1 : NULL;
+            char *hash = id ? strrchr(id, '#') : NULL;
+            assert_non_null(hash);
+            const char *hex = hash + 1 + (hash > id && hash[-1] == '#'); /* (FD: the flags) */
+            uint32_t ident = (uint32_t)strtoul(id, NULL, 16) & 0x7FF;
+            size_t n = strlen(hex) / 2;
+            assert_true(n <= sizeof bytes);
+            for (size_t i = 0; i < n; i++) {
+                unsigned v;
+                assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+                bytes[i] = (uint8_t)v;
+            }
+            bad += !matches(bytes, n, sender_of(ident));
+            lines++;
+        }
+        assert_int_equal(lines, o.stats.frames);
+        assert_int_equal(bad, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +466,7 @@ int main(void)
         cmocka_unit_test(retransmitted_frames_keep_their_bytes),
         cmocka_unit_test(a_held_log_keeps_its_own_bytes),
         cmocka_unit_test(a_digest_only_log_keeps_nothing),
+        cmocka_unit_test(a_streamed_log_takes_its_bytes_before_they_go_back),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tu_scratch_group_setup, tu_scratch_group_teardown);
 }
