@@ -48,7 +48,9 @@ static void usage(FILE *out)
                  "the model when the file declares none or no type), step size hints, bound\n"
                  "parameters (value, file and line), connections with their transformations,\n"
                  "the macro step and where it came from, and the execution order the master\n"
-                 "derives (FMUs are loaded and initialized for it, no step is taken).\n"
+                 "derives from the FMUs' descriptions (nothing is instantiated; a system of\n"
+                 "FMUs built for another platform is ordered too, with a warning naming the\n"
+                 "component that cannot run here; --strict makes that an error).\n"
                  "--parameter-set NAME applies only the bindings whose set has that name\n"
                  "(libcosim's choice; see rtcosim run --help).\n\n"
                  "Print the model facts of an FMU (FMI 1.0, 2.0 or 3.0) and its variables:\n"
@@ -392,7 +394,7 @@ static int run_info(int argc, char **argv)
                                                                             : cli_fail_error(&err);
     }
     if (cli_info_is_system(fmu))
-        return cli_info_system(fmu, parameter_set);
+        return cli_info_system(fmu, parameter_set, opts.strict);
     if (rtcosim_dcp_is_dcpx(fmu)) {
         if (parameter_set || opts.strict)
             return cli_fail("info: %s applies to systems and FMUs, not to the DCP slave "

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "info_system.h"
+#include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
 #include "rtcosim/system.h"
@@ -128,6 +129,30 @@ static void print_connection(const rtcosim_ssd_connection *cn)
     printf("  [line %d]\n", cn->line);
 }
 
+/* Whether the system can run here: its master built as a run builds it
+ * (every FMU's binary for this platform loaded, nothing instantiated). A
+ * component that cannot is a warning naming it (as `info FMU` describes an
+ * FMU built for another platform), an error with --strict. 0 or an exit
+ * code. */
+static int check_runs_here(const char *path, const rtcosim_system_desc *d, bool strict)
+{
+    rtcosim_error err;
+    rtcosim_master *m = NULL;
+    rtcosim_log_level level = rtcosim_log_get_level();
+    rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* (the description's warnings came once) */
+    rtcosim_status st = rtcosim_system_build_master(d, NULL, &m, &err);
+    rtcosim_log_set_level(level);
+    rtcosim_master_free(m);
+    if (st == RTCOSIM_OK)
+        return 0;
+    if (strict)
+        return cli_fail_error(&err);
+    (void)path;
+    rtcosim_log(RTCOSIM_LOG_WARNING, "info", "the system cannot run here: %s (its order from the"
+                " FMUs' descriptions)", err.message);
+    return 0;
+}
+
 /* The order the master steps the components in, from a master built for it
  * of the FMUs' descriptions (no binary loaded, nothing instantiated: FMUs
  * for another platform too). */
@@ -152,7 +177,7 @@ static void print_order(const rtcosim_system_desc *d)
     rtcosim_master_free(m);
 }
 
-int cli_info_system(const char *path, const char *parameter_set)
+int cli_info_system(const char *path, const char *parameter_set, bool strict)
 {
     rtcosim_error err;
     rtcosim_system_desc *d = NULL;
@@ -210,6 +235,7 @@ int cli_info_system(const char *path, const char *parameter_set)
     for (size_t i = 0; i < nc; i++)
         print_connection(rtcosim_system_desc_connection(d, i));
     print_order(d);
+    int rc = check_runs_here(path, d, strict);
     rtcosim_system_desc_free(d);
-    return 0;
+    return rc;
 }

@@ -13,7 +13,7 @@ bool cli_info_is_system(const char *path);
 
 /* Print the system's components, connectors, connections with their
  * transformations, parameter bindings and execution order; 0 or an exit code. */
-int cli_info_system(const char *path, const char *parameter_set);
+int cli_info_system(const char *path, const char *parameter_set, bool strict);
 
 /* `rtcosim info SLAVE.dcpx` (info_dcpx.c); 0 or an exit code. */
 int cli_info_dcpx(const char *path);

@@ -1,8 +1,9 @@
 """`rtcosim info` of a system whose FMUs hold binaries for other platforms
 only (a system made on Windows, inspected here): the execution order comes
 from the FMUs' descriptions (ModelStructure), nothing is loaded or
-instantiated. Before, the order said "not available" with the binary's
-error."""
+instantiated, and a warning names the component that cannot run here
+(--strict: an error). Before, the order said "not available" with the
+binary's error."""
 import os
 import subprocess
 import zipfile
@@ -57,8 +58,16 @@ def test_the_order_of_a_system_of_other_platforms_fmus(cli, tmpdir_private):
     write_chain(other, win)
     head, order, _ = order_of(cli, native)
     assert order == ["a", "b", "c"], head
+    head, order, r = order_of(cli, native)
+    assert "cannot run here" not in r.stderr
     head_win, order_win, r = order_of(cli, other)
     assert head_win == head and order_win == order
+    # why it cannot run here: a warning naming the component and what it holds
+    assert "the system cannot run here: " in r.stderr
+    assert "component 'c'" in r.stderr and "it holds x86_64-windows" in r.stderr
+    strict = subprocess.run([cli, "info", other, "--strict"], capture_output=True, text=True)
+    assert strict.returncode == 1
+    assert strict.stderr.count("\n") == 1 and "it holds x86_64-windows" in strict.stderr
     # the run itself still refuses the FMU, saying what it holds
     run = subprocess.run([cli, "run", other, "--stop-time", "0.1", "-o",
                           os.path.join(tmpdir_private, "out.csv")], capture_output=True, text=True)
