@@ -616,8 +616,10 @@ bool dcp_slave_timers(rtcosim_dcp_slave *s, rtcosim_time_ns now, rtcosim_time_ns
         }
         if (lost || !dcp_link_peer_open(&s->link, &s->master)) {
             /* The master vanished: error, resolve, deregister (ALIVE). */
+            /* (a closed TCP connection is no missed heartbeat: generic) */
             if (s->state != RTCOSIM_DCP_ERRORRESOLVED)
-                fail(s, RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED,
+                fail(s, lost ? RTCOSIM_DCP_ERR_PROTOCOL_ERROR_HEARTBEAT_MISSED
+                             : RTCOSIM_DCP_ERR_PROTOCOL_ERROR_GENERIC,
                      lost ? "master silent after its heartbeat began" : "master closed the connection");
             end_session(s);
             set_state(s, RTCOSIM_DCP_ALIVE);
