@@ -20,7 +20,9 @@
 #include <cmocka.h>
 
 #include "rtcosim/dcp.h"
+#include "rtcosim/log.h"
 #include "session.h"
+#include "util/test_util.h"
 
 static void test_tcp_nrt_matches_local(void **state)
 {
@@ -305,6 +307,42 @@ static void test_tcp_idle_connections(void **state)
     stop_slave(&s);
 }
 
+/* A master that closes its TCP connection mid-session (a killed DCPLib
+ * master): the slave ends the session (ALIVE again for the next master)
+ * and says why, a closed connection, not a missed heartbeat (it had armed
+ * none). */
+static void test_tcp_master_closes(void **state)
+{
+    (void)state;
+    served s;
+    start_slave_on(&s, factory, 0, false, true);
+    int fd = tcp_client(rtcosim_dcp_slave_tcp_port(s.slave));
+    uint8_t buf[128], raw[64];
+    size_t n = 0, raw_size;
+    rtcosim_dcp_pdu reg = {.type = RTCOSIM_DCP_STC_REGISTER, .seq_id = 0, .receiver = 1,
+                           .state_id = RTCOSIM_DCP_ALIVE, .op_mode = RTCOSIM_DCP_OP_NRT,
+                           .major_version = 1};
+    rtcosim_dcp_pdu res = {.type = RTCOSIM_DCP_CFG_TIME_RES, .seq_id = 1, .receiver = 1,
+                           .numerator = 1, .denominator = 1000};
+    frame(buf, &n, &reg);
+    frame(buf, &n, &res);
+    tu_log_capture(RTCOSIM_LOG_WARNING);
+    assert_int_equal(send(fd, buf, n, 0), (ssize_t)n);
+    assert_int_equal(next_response(fd, raw, &raw_size).type, RTCOSIM_DCP_RSP_ACK);
+    assert_int_equal(next_response(fd, raw, &raw_size).type, RTCOSIM_DCP_RSP_ACK);
+    close(fd);
+    int64_t until = tu_now_ns() + 5000000000LL;
+    while (rtcosim_dcp_slave_state(s.slave) != RTCOSIM_DCP_ALIVE && tu_now_ns() < until)
+        sleep_us(1000);
+    assert_int_equal(rtcosim_dcp_slave_state(s.slave), RTCOSIM_DCP_ALIVE);
+    stop_slave(&s);
+    const char *log = tu_log_text();
+    assert_non_null(strstr(log, "master closed the connection (PROTOCOL_ERROR_GENERIC) in"
+                                " CONFIGURATION"));
+    assert_null(strstr(log, "HEARTBEAT_MISSED"));
+    tu_log_reset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_tcp_malformed_stream),
         cmocka_unit_test(test_tcp_slave_gone),
         cmocka_unit_test(test_tcp_idle_connections),
+        cmocka_unit_test(test_tcp_master_closes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
