@@ -454,9 +454,9 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
             }
             if (b->real_time && s.frame_bytes_chunks_inline)
                 printf("can bus %s: %llu MiB of CAN FD/XL frame bytes were allocated on the paced"
-                       " thread (the helper allocating them ahead fell behind, or the log kept more of them than"
-                       " its reserve)\n", name,
-                       (unsigned long long)s.frame_bytes_chunks_inline);
+                       " thread (the helper allocating them ahead fell behind, or the log kept"
+                       " more of them than its reserve)\n",
+                       name, (unsigned long long)s.frame_bytes_chunks_inline);
             int streamed = b->log_path ? cli_can_log_stream_finish(name, b->log_path, kernel,
                                                                    NULL)
                                        : 0;

@@ -192,7 +192,8 @@ rtcosim_status can_bus_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns befor
     rtcosim_status logged = can_bus_log_commit(bus, before, err);
     if (logged != RTCOSIM_OK)
         return logged;
-    uint64_t written = atomic_load_explicit(&a->next, memory_order_relaxed) >> CAN_ARENA_CHUNK_SHIFT;
+    uint64_t written =
+        atomic_load_explicit(&a->next, memory_order_relaxed) >> CAN_ARENA_CHUNK_SHIFT;
     if (before < RTCOSIM_TIME_MAX && written > atomic_load(&a->oldest)) {
         rtcosim_time_ns now = rtcosim_lp_now(lp);
         uint64_t pinned = UINT64_MAX;

@@ -109,8 +109,8 @@ rtcosim_status can_bus_log_frame(rtcosim_can_bus *bus, rtcosim_time_ns start, rt
 }
 
 /* The entries logged by events before `before` are final: with a stream,
- * written to it and dropped (for the digest alone: dropped) (the rest, logged past GVT, moved to the
- * front: few, a bounded time's worth). */
+ * written to it and dropped; for the digest alone, dropped (the rest,
+ * logged past GVT, moved to the front: few, a bounded time's worth). */
 rtcosim_status can_bus_log_commit(rtcosim_can_bus *bus, rtcosim_time_ns before,
                                   rtcosim_error *err)
 {

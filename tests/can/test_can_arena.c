@@ -68,9 +68,9 @@ static rtcosim_status send_next(rtcosim_lp *lp, node *n, rtcosim_time_ns delay,
 {
     uint8_t body[XL_BYTES];
     pattern(body, n->length, n->sent, n->index);
-    rtcosim_can_any_frame f = {.format = n->format, .id = n->id, .length = n->length,
-                               .data = body,
-                               .flags = n->format == RTCOSIM_CAN_FORMAT_FD ? RTCOSIM_CAN_FD_BRS : 0};
+    rtcosim_can_any_frame f = {
+        .format = n->format, .id = n->id, .length = n->length, .data = body,
+        .flags = n->format == RTCOSIM_CAN_FORMAT_FD ? RTCOSIM_CAN_FD_BRS : 0};
     n->sent++;
     return rtcosim_can_transmit_any(lp, n->bus, n->index, &f, delay, 0, err);
 }
