@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "info_system.h"
+#include "rtcosim/fmu.h"
 #include "rtcosim/log.h"
 #include "rtcosim/master.h"
 #include "rtcosim/results.h"
@@ -129,28 +130,38 @@ static void print_connection(const rtcosim_ssd_connection *cn)
     printf("  [line %d]\n", cn->line);
 }
 
-/* Whether the system can run here: its master built as a run builds it
- * (every FMU's binary for this platform loaded, nothing instantiated). A
- * component that cannot is a warning naming it (as `info FMU` describes an
- * FMU built for another platform), an error with --strict. 0 or an exit
- * code. */
+/* Whether the system's FMUs can run here: each FMU component's binary for
+ * this platform loaded (nothing instantiated). Each component that cannot
+ * is a warning naming it and why (as `info FMU` describes an FMU built for
+ * another platform), the first an error with --strict. 0 or an exit code. */
 static int check_runs_here(const char *path, const rtcosim_system_desc *d, bool strict)
 {
-    rtcosim_error err;
-    rtcosim_master *m = NULL;
+    rtcosim_error err, first;
+    size_t cannot = 0;
     rtcosim_log_level level = rtcosim_log_get_level();
     rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* (the description's warnings came once) */
-    rtcosim_status st = rtcosim_system_build_master(d, NULL, &m, &err);
+    for (size_t i = 0; i < rtcosim_system_desc_component_count(d); i++) {
+        const rtcosim_ssd_component *c = rtcosim_system_desc_component(d, i);
+        size_t len = c->path ? strlen(c->path) : 0;
+        if (c->native_type || len < 4 || strcasecmp(c->path + len - 4, ".fmu") != 0)
+            continue;
+        rtcosim_fmu_options fo = {.model_exchange_fallback = true};
+        rtcosim_component *comp = NULL;
+        if (rtcosim_fmu_load(c->path, &fo, &comp, &err) == RTCOSIM_OK) {
+            rtcosim_component_free(comp);
+            continue;
+        }
+        rtcosim_error_prefix(&err, "%s:%d: component '%s': ", path, c->line, c->name);
+        if (!cannot++)
+            first = err;
+        if (!strict) {
+            rtcosim_log_set_level(level);
+            rtcosim_log(RTCOSIM_LOG_WARNING, "info", "cannot run here: %s", err.message);
+            rtcosim_log_set_level(RTCOSIM_LOG_ERROR);
+        }
+    }
     rtcosim_log_set_level(level);
-    rtcosim_master_free(m);
-    if (st == RTCOSIM_OK)
-        return 0;
-    if (strict)
-        return cli_fail_error(&err);
-    (void)path;
-    rtcosim_log(RTCOSIM_LOG_WARNING, "info", "the system cannot run here: %s (its order from the"
-                " FMUs' descriptions)", err.message);
-    return 0;
+    return cannot && strict ? cli_fail_error(&first) : 0;
 }
 
 /* The order the master steps the components in, from a master built for it
