@@ -171,9 +171,18 @@ static void print_order(const rtcosim_system_desc *d)
 {
     rtcosim_error err;
     rtcosim_master *m = NULL;
-    const rtcosim_system_build_options o = {.describe_only = true};
-    if (rtcosim_system_build_master(d, &o, &m, &err) != RTCOSIM_OK ||
-        rtcosim_master_plan_order(m, &err) != RTCOSIM_OK) {
+    rtcosim_system_build_options o = {.describe_only = true};
+    rtcosim_time_ns step;
+    rtcosim_ssd_step_origin origin;
+    rtcosim_status st = rtcosim_system_build_master(d, &o, &m, &err);
+    if (st != RTCOSIM_OK && !rtcosim_system_desc_macro_step(d, &step, &origin)) {
+        /* no macro step anywhere (a run takes it from the command line): the
+         * order does not depend on it, any step that divides every rate will do */
+        o.overrides.has_step_size = true;
+        o.overrides.step_size_ns = 1;
+        st = rtcosim_system_build_master(d, &o, &m, &err);
+    }
+    if (st != RTCOSIM_OK || rtcosim_master_plan_order(m, &err) != RTCOSIM_OK) {
         printf("\nexecution order: not available (%s)\n", err.message);
         rtcosim_master_free(m);
         return;

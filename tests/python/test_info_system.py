@@ -76,3 +76,26 @@ def test_the_order_of_a_system_of_other_platforms_fmus(cli, tmpdir_private):
     assert run.returncode != 0
     assert "it holds x86_64-windows" in run.stderr
     assert not os.path.exists(os.path.join(tmpdir_private, "out.csv"))
+
+
+def test_the_order_of_a_system_without_a_macro_step(cli, tmpdir_private):
+    """A system whose file, annotation and components give no macro step (a
+    run takes it from the command line) is ordered all the same: the order
+    does not depend on the step. Before, "not available"."""
+    import re
+    import shutil
+    from conftest import source
+    for f in ("oscillator.ssd", "case1.ssv"):
+        shutil.copy(source("examples", "oscillator", f), tmpdir_private)
+    ssd = os.path.join(tmpdir_private, "oscillator.ssd")
+    with open(ssd) as f:
+        text = f.read()
+    stripped = re.sub(r"<ssc:Annotations>.*?</ssc:Annotations>", "", text, flags=re.S)
+    assert stripped != text and "stepSize" not in stripped
+    with open(ssd, "w") as f:
+        f.write(stripped)
+    head, order, r = order_of(cli, ssd)
+    # mass2's force follows its inputs x1 and v1 (direct feedthrough), which
+    # mass1's outputs drive: mass1 first
+    assert order[:2] == ["mass1", "mass2"], r.stdout
+    assert "cannot run here" not in r.stderr
