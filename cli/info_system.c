@@ -136,10 +136,6 @@ static void print_connection(const rtcosim_ssd_connection *cn)
  * another platform), the first an error with --strict. 0 or an exit code. */
 static int check_runs_here(const char *path, const rtcosim_system_desc *d, bool strict)
 {
-    rtcosim_error err, first;
-    size_t cannot = 0;
-    rtcosim_log_level level = rtcosim_log_get_level();
-    rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* (the description's warnings came once) */
     for (size_t i = 0; i < rtcosim_system_desc_component_count(d); i++) {
         const rtcosim_ssd_component *c = rtcosim_system_desc_component(d, i);
         size_t len = c->path ? strlen(c->path) : 0;
@@ -147,21 +143,20 @@ static int check_runs_here(const char *path, const rtcosim_system_desc *d, bool 
             continue;
         rtcosim_fmu_options fo = {.model_exchange_fallback = true};
         rtcosim_component *comp = NULL;
-        if (rtcosim_fmu_load(c->path, &fo, &comp, &err) == RTCOSIM_OK) {
-            rtcosim_component_free(comp);
+        rtcosim_error err;
+        rtcosim_log_level level = rtcosim_log_get_level();
+        rtcosim_log_set_level(RTCOSIM_LOG_ERROR); /* (the description's warnings came once) */
+        rtcosim_status st = rtcosim_fmu_load(c->path, &fo, &comp, &err);
+        rtcosim_log_set_level(level);
+        rtcosim_component_free(comp);
+        if (st == RTCOSIM_OK)
             continue;
-        }
         rtcosim_error_prefix(&err, "%s:%d: component '%s': ", path, c->line, c->name);
-        if (!cannot++)
-            first = err;
-        if (!strict) {
-            rtcosim_log_set_level(level);
-            rtcosim_log(RTCOSIM_LOG_WARNING, "info", "cannot run here: %s", err.message);
-            rtcosim_log_set_level(RTCOSIM_LOG_ERROR);
-        }
+        if (strict)
+            return cli_fail_error(&err);
+        rtcosim_log(RTCOSIM_LOG_WARNING, "info", "cannot run here: %s", err.message);
     }
-    rtcosim_log_set_level(level);
-    return cannot && strict ? cli_fail_error(&first) : 0;
+    return 0;
 }
 
 /* The order the master steps the components in, from a master built for it

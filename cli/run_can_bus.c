@@ -457,17 +457,9 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
                        " thread (the helper allocating them ahead fell behind, or the log kept"
                        " more of them than its reserve)\n",
                        name, (unsigned long long)s.frame_bytes_chunks_inline);
-            int streamed = b->log_path ? cli_can_log_stream_finish(name, b->log_path, kernel,
-                                                                   NULL)
-                                       : 0;
-            if (streamed < 0)
-                return CLI_EXIT_ERROR;
-            if (b->log_path && !streamed) {
-                if (rtcosim_can_bus_write_log(kernel, b->log_path, &err) != RTCOSIM_OK)
-                    return cli_fail_error(&err);
-                printf("wrote %zu frames of %s to %s\n", rtcosim_can_bus_log_count(kernel), name,
-                       b->log_path);
-            }
+            int rc = b->log_path ? cli_can_log_finish(name, b->log_path, kernel, NULL) : 0;
+            if (rc)
+                return rc;
             if (b->report_dir) {
                 char path[4096];
                 snprintf(path, sizeof path, "%s/can_%s.log", b->report_dir, name);
@@ -489,16 +481,9 @@ int cli_can_bus_finish(const cli_can_buses *b, rtcosim_master *m)
             printf("can bus %s: the log of %zu frames was full: %llu later frames not logged\n",
                    name, rtcosim_lsbus_can_bridge_log_count(bridge),
                    (unsigned long long)s.log_dropped);
-        int streamed = b->log_path ? cli_can_log_stream_finish(name, b->log_path, NULL, bridge)
-                                   : 0;
-        if (streamed < 0)
-            return CLI_EXIT_ERROR;
-        if (b->log_path && !streamed) {
-            if (rtcosim_lsbus_can_bridge_write_log(bridge, b->log_path, &err) != RTCOSIM_OK)
-                return cli_fail_error(&err);
-            printf("wrote %zu frames of %s to %s\n", rtcosim_lsbus_can_bridge_log_count(bridge),
-                   name, b->log_path);
-        }
+        int rc = b->log_path ? cli_can_log_finish(name, b->log_path, NULL, bridge) : 0;
+        if (rc)
+            return rc;
         if (b->report_dir) {
             char path[4096];
             snprintf(path, sizeof path, "%s/can_%s.log", b->report_dir, name);
@@ -544,13 +529,20 @@ int cli_can_log_stream_open(const cli_can_buses *b, rtcosim_master *m)
     return 0;
 }
 
-int cli_can_log_stream_finish(const char *name, const char *path, rtcosim_can_bus *kernel,
-                              rtcosim_lsbus_can_bridge *bridge)
+int cli_can_log_finish(const char *name, const char *path, rtcosim_can_bus *kernel,
+                       rtcosim_lsbus_can_bridge *bridge)
 {
-    if (!log_stream)
-        return 0;
     rtcosim_error err;
     rtcosim_error_clear(&err);
+    if (!log_stream) { /* kept by the bus: written now */
+        if ((kernel ? rtcosim_can_bus_write_log(kernel, path, &err)
+                    : rtcosim_lsbus_can_bridge_write_log(bridge, path, &err)) != RTCOSIM_OK)
+            return cli_fail_error(&err);
+        printf("wrote %zu frames of %s to %s\n",
+               kernel ? rtcosim_can_bus_log_count(kernel) : rtcosim_lsbus_can_bridge_log_count(bridge),
+               name, path);
+        return 0;
+    }
     rtcosim_can_log_writer *w = log_stream;
     log_stream = NULL;
     uint64_t frames = 0;
@@ -569,12 +561,10 @@ int cli_can_log_stream_finish(const char *name, const char *path, rtcosim_can_bu
         (void)rtcosim_lsbus_can_bridge_stream_log(bridge, NULL, NULL);
     }
     rtcosim_status closed = rtcosim_can_log_writer_close(w, st == RTCOSIM_OK ? &err : NULL);
-    if (st != RTCOSIM_OK || closed != RTCOSIM_OK) {
-        cli_fail_error(&err);
-        return -1;
-    }
+    if (st != RTCOSIM_OK || closed != RTCOSIM_OK)
+        return cli_fail_error(&err);
     printf("wrote %llu frames of %s to %s\n", (unsigned long long)frames, name, path);
-    return 1;
+    return 0;
 }
 
 void cli_can_bus_free(void)

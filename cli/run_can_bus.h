@@ -70,12 +70,13 @@ int cli_can_signals_finish(const cli_can_buses *b, rtcosim_master *m);
 /* A non-real-time run's --can-log is written while the run goes (its bus's
  * frames do not pile up in memory, and a run that fails or is killed leaves
  * the file of what the bus carried): after attaching, the stream opened on
- * the one bus that logs; at the finish, closed with what the bus still holds,
- * the "wrote" line printed. finish returns 1 when the stream took the log
- * (-1: an error, printed), 0 when the bus keeps its log (a real-time run). */
+ * the one bus that logs. At the finish, the log of bus `kernel` (else of
+ * `bridge`) at path: the stream closed with what the bus still holds, or
+ * (a real-time run's, kept by the bus) written whole; the "wrote" line
+ * printed. 0 or an exit code. */
 int cli_can_log_stream_open(const cli_can_buses *b, rtcosim_master *m);
-int cli_can_log_stream_finish(const char *name, const char *path, rtcosim_can_bus *kernel,
-                              rtcosim_lsbus_can_bridge *bridge);
+int cli_can_log_finish(const char *name, const char *path, rtcosim_can_bus *kernel,
+                       rtcosim_lsbus_can_bridge *bridge);
 /* After the masters are freed: the event simulations of the buses with ECUs
  * that attach built (for every master). */
 void cli_can_bus_free(void);

@@ -261,15 +261,9 @@ int cli_can_signals_finish(const cli_can_buses *b, rtcosim_master *m)
         if (unknown)
             printf("can bus %s: %llu frames of ids the DBC does not define (not decoded)\n", name,
                    (unsigned long long)unknown);
-        int streamed = b->log_path ? cli_can_log_stream_finish(name, b->log_path, can, NULL) : 0;
-        if (streamed < 0)
-            return CLI_EXIT_ERROR;
-        if (b->log_path && !streamed) {
-            if (rtcosim_can_bus_write_log(can, b->log_path, &err) != RTCOSIM_OK)
-                return cli_fail_error(&err);
-            printf("wrote %zu frames of %s to %s\n", rtcosim_can_bus_log_count(can), name,
-                   b->log_path);
-        }
+        int rc = b->log_path ? cli_can_log_finish(name, b->log_path, can, NULL) : 0;
+        if (rc)
+            return rc;
         if (b->report_dir) {
             char path[4096];
             snprintf(path, sizeof path, "%s/can_%s.log", b->report_dir, name);

@@ -162,23 +162,28 @@ void can_arena_reclaim(can_arena *a, rtcosim_time_ns floor, uint64_t pinned)
 
 /* ---- the bus's side ---- */
 
-/* A body the bus's state refers to from a chunk the bump pointer left a
- * chunk ago (a frame waiting in its queue while others pass, a bus-off
- * node's): copied to the arena's end, so that the chunks between can go
- * back. The old copy stays until the floor passes now (a state a rollback
- * restores may name it). */
-static rtcosim_status relocate(rtcosim_can_bus *bus, can_ref *r, uint64_t written_chunk,
-                               rtcosim_time_ns now, rtcosim_error *err)
+/* A body the bus's state refers to: *pinned lowered to it. From a chunk
+ * the bump pointer left a chunk ago (a frame waiting in its queue while
+ * others pass, a bus-off node's) it is first copied to the arena's end, so
+ * that the chunks between can go back; the old copy stays until the floor
+ * passes now (a state a rollback restores may name it). */
+static rtcosim_status pin(rtcosim_can_bus *bus, can_ref *r, uint64_t written_chunk,
+                          rtcosim_time_ns now, uint64_t *pinned, rtcosim_error *err)
 {
-    if (!r->length || (r->body >> CAN_ARENA_CHUNK_SHIFT) + 1 >= written_chunk)
+    if (!r->length)
         return RTCOSIM_OK;
-    uint64_t moved;
-    rtcosim_status st = can_arena_put(&bus->arena, can_arena_at(&bus->arena, r->body, r->length),
-                                      r->length, now, &moved, bus->name, err);
-    if (st != RTCOSIM_OK)
-        return st;
-    can_arena_hold(&bus->arena, r->body, r->length, now);
-    r->body = moved;
+    if ((r->body >> CAN_ARENA_CHUNK_SHIFT) + 1 < written_chunk) {
+        uint64_t moved;
+        rtcosim_status st =
+            can_arena_put(&bus->arena, can_arena_at(&bus->arena, r->body, r->length), r->length,
+                          now, &moved, bus->name, err);
+        if (st != RTCOSIM_OK)
+            return st; /* (the error names the bus) */
+        can_arena_hold(&bus->arena, r->body, r->length, now);
+        r->body = moved;
+    }
+    if (r->body < *pinned)
+        *pinned = r->body;
     return RTCOSIM_OK;
 }
 
@@ -200,19 +205,13 @@ rtcosim_status can_bus_commit(rtcosim_lp *lp, void *state, rtcosim_time_ns befor
         rtcosim_status st = RTCOSIM_OK;
         for (size_t i = 0; i < bus->node_count && st == RTCOSIM_OK; i++) {
             can_node *n = &bus->nodes[i];
-            for (uint32_t j = 0; n->fd_xl && j < n->queued && st == RTCOSIM_OK; j++) {
-                st = relocate(bus, &n->queue[j].ref, written, now, err);
-                if (n->queue[j].ref.length && n->queue[j].ref.body < pinned)
-                    pinned = n->queue[j].ref.body;
-            }
+            for (uint32_t j = 0; n->fd_xl && j < n->queued && st == RTCOSIM_OK; j++)
+                st = pin(bus, &n->queue[j].ref, written, now, &pinned, err);
         }
-        if (st == RTCOSIM_OK && bus->retransmit_node >= 0) {
-            st = relocate(bus, &bus->retransmit.ref, written, now, err);
-            if (bus->retransmit.ref.length && bus->retransmit.ref.body < pinned)
-                pinned = bus->retransmit.ref.body;
-        }
+        if (st == RTCOSIM_OK && bus->retransmit_node >= 0)
+            st = pin(bus, &bus->retransmit.ref, written, now, &pinned, err);
         if (st != RTCOSIM_OK)
-            return st; /* (the error names the bus) */
+            return st;
         can_arena_reclaim(a, rtcosim_lp_floor(lp), pinned);
     }
     return RTCOSIM_OK;
