@@ -42,7 +42,10 @@
  * defaults otherwise) and as two sequential processes at once, each timed
  * from spawn to exit, with the checksums compared; the per-run speedups, how
  * many reach 1.7x, what starting and ending the process costs, and the
- * bookkeeping's bound against this platform. max_ahead: the
+ * bookkeeping's bound against this platform, and beside each speculative
+ * process the two CPUs' distance (bench/cpu_pair.h: a cache line's one-way
+ * trip between them, right before and right after), with the runs split by
+ * it. max_ahead: the
  * scheduler's adaptive default unless given (then fixed). Then B8's co-simulation case, the master's
  * speculation (bench_speculate_cosim.c). */
 #include <inttypes.h>
@@ -57,6 +60,7 @@
 
 #include "../examples/ecus/vehicle.h"
 #include "bench.h"
+#include "cpu_pair.h"
 
 enum {
     CASE_SEQUENTIAL, CASE_CONSERVATIVE, CASE_SPECULATIVE, CASE_THRESHOLD,
@@ -237,6 +241,47 @@ static bool time_processes(unsigned n, bool speculative, int count, rtcosim_time
 
 #define PROCESS_TARGET 1.7 /* B8: at least this in 9 runs of 10 */
 
+/* The host places the two vCPUs: on cores that share a cache the threads'
+ * messages cost about 40 ns a cache line, on cores apart 2-3 times that.
+ * The runs whose probes before and after both found the CPUs apart (at least
+ * 1.5 times the nearest probe of the series) against those whose probes
+ * both found them near: their counts and median share of the platform. */
+#define PROCESS_APART 1.5
+static void placement_split(unsigned n, unsigned repeats, double apart[][2],
+                            const double *speedup, const double *platform)
+{
+    double nearest = -1;
+    for (unsigned r = 0; r < repeats; r++)
+        for (int k = 0; k < 2; k++)
+            if (apart[r][k] > 0 && (nearest < 0 || apart[r][k] < nearest))
+                nearest = apart[r][k];
+    if (nearest < 0) {
+        printf("%4u the CPUs' distance was not measured (fewer than two CPUs)\n", n);
+        return;
+    }
+    double share[2][50];
+    unsigned count[2] = {0, 0};
+    for (unsigned r = 0; r < repeats; r++) {
+        bool far0 = apart[r][0] >= PROCESS_APART * nearest;
+        bool far1 = apart[r][1] >= PROCESS_APART * nearest;
+        if (far0 == far1)
+            share[far0][count[far0]++] = ratio(speedup[r], platform[r]);
+    }
+    double near_m = count[0] ? bench_median(share[0], count[0]) : 0;
+    double far_m = count[1] ? bench_median(share[1], count[1]) : 0;
+    printf("%4u CPUs near (one-way latency within %.1fx the nearest, %.0f ns) before and after"
+           " in %u runs, %.3f of the platform (median); apart in %u runs, %.3f; moved in %u\n",
+           n, PROCESS_APART, nearest, count[0], near_m, count[1], far_m,
+           repeats - count[0] - count[1]);
+    figure(n, "process_cpu_pair_nearest_ns", nearest, "ns");
+    figure(n, "process_runs_cpus_near", count[0], "count");
+    figure(n, "process_runs_cpus_apart", count[1], "count");
+    if (count[0])
+        figure(n, "process_near_speedup_of_platform", near_m, "ratio");
+    if (count[1])
+        figure(n, "process_apart_speedup_of_platform", far_m, "ratio");
+}
+
 /* B8's whole-process case: per repeat, interleaved, a sequential `rtcosim
  * events` process, a speculative one (2 threads, Tc = 0.1) and two
  * sequential processes at once (the platform), then a process that stops
@@ -245,15 +290,18 @@ static bool time_processes(unsigned n, bool speculative, int count, rtcosim_time
 static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop, double one_cost)
 {
     double seq[50], spec[50], pair[50], start[50], speedup[50], platform[50];
+    double apart[50][2]; /* the CPUs' one-way latency before and after the speculative run */
     const char *dir = bench_scratch_dir();
     process_summary seq_ps, spec_ps, pair_ps, start_ps;
     unsigned at_target = 0;
     int rc = 0;
     double load[3] = {0};
     for (unsigned r = 0; r < repeats; r++) {
-        if (!time_processes(n, false, 1, stop, dir, &seq[r], &seq_ps) ||
-            !time_processes(n, true, 1, stop, dir, &spec[r], &spec_ps) ||
-            !time_processes(n, false, 2, stop, dir, &pair[r], &pair_ps) ||
+        bool ok = time_processes(n, false, 1, stop, dir, &seq[r], &seq_ps);
+        apart[r][0] = cpu_pair_latency_ns();
+        ok = ok && time_processes(n, true, 1, stop, dir, &spec[r], &spec_ps);
+        apart[r][1] = cpu_pair_latency_ns();
+        if (!ok || !time_processes(n, false, 2, stop, dir, &pair[r], &pair_ps) ||
             !time_processes(n, false, 1, 1, dir, &start[r], &start_ps)) {
             fprintf(stderr, "rtcosim: bench speculate: an `rtcosim events` process failed\n");
             return 1;
@@ -268,10 +316,11 @@ static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop, doub
         printf("%4u process run %2u: sequential %.4f s, speculative %.4f s, 2 sequential at once"
                " %.4f s, start+exit %.4f s; speedup %.3fx, platform %.3fx, of platform %.3f,"
                " load %.2f; outside the runs: sequential %.4f s, speculative %.4f s;"
-               " speculative %.0f rollbacks, waited %.4f s (%.0f sleeps)\n", n, r + 1, seq[r],
-               spec[r], pair[r], start[r], speedup[r], platform[r],
-               ratio(speedup[r], platform[r]), load[0], seq[r] - seq_ps.run_s,
-               spec[r] - spec_ps.run_s, spec_ps.rollbacks, spec_ps.waited_s, spec_ps.sleeps);
+               " speculative %.0f rollbacks, waited %.4f s (%.0f sleeps); CPUs %.0f / %.0f ns"
+               " apart before / after\n", n, r + 1, seq[r], spec[r], pair[r], start[r],
+               speedup[r], platform[r], ratio(speedup[r], platform[r]), load[0],
+               seq[r] - seq_ps.run_s, spec[r] - spec_ps.run_s, spec_ps.rollbacks,
+               spec_ps.waited_s, spec_ps.sleeps, apart[r][0], apart[r][1]);
     }
     double seq_m = bench_median(seq, repeats), spec_m = bench_median(spec, repeats);
     double pair_m = bench_median(pair, repeats), start_m = bench_median(start, repeats);
@@ -298,6 +347,7 @@ static int process_case(unsigned n, unsigned repeats, rtcosim_time_ns stop, doub
     figure(n, "process_speculative_s", spec_m, "s");
     figure(n, "process_start_exit_s", start_m, "s");
     figure(n, "process_identical", rc ? 0 : 1, "bool");
+    placement_split(n, repeats, apart, speedup, platform);
     return rc;
 }
 
