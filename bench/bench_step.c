@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cpu_pair.h"
 #include "rtcosim/fmu.h"
 #include "rtcosim/results.h"
 #include "rtcosim/simulate.h"
@@ -209,9 +210,17 @@ static int run_bench_step(int argc, char **argv)
     /* (a) and the peer alternately, so that the machine's noise hits both */
     double walls[64], cpus[64], peer_walls[64], peer_cpus[64];
     int runs = cfg.repeats < 64 ? cfg.repeats : 64, peer_runs = 0;
+    /* the two CPUs' distance around each threaded run (bench/cpu_pair.h):
+     * the writer thread's rows cross between them */
+    double apart[128];
+    int probes = 0;
     for (int i = 0; i < runs; i++) {
+        if (threaded)
+            apart[probes++] = cpu_pair_latency_ns();
         if ((walls[i] = run_once(&cfg, cfg.steps, 1, csv, threaded)) < 0)
             return 1;
+        if (threaded)
+            apart[probes++] = cpu_pair_latency_ns();
         cpus[i] = last_cpu_s;
         if (cfg.fmusim && run_fmusim(&cfg, cfg.steps, &peer_walls[peer_runs], &peer_cpus[peer_runs]))
             peer_runs++;
@@ -253,6 +262,14 @@ static int run_bench_step(int argc, char **argv)
                wall_peer * 1e9 / n, cpu_peer * 1e9 / n, cfg.fmusim, peer_runs);
     else
         printf("  fmusim: %s\n", cfg.fmusim ? "did not run" : "not given (--fmusim or $RTCOSIM_FMUSIM)");
+    double apart_min = 0, apart_max = 0;
+    for (int i = 0; i < probes; i++) {
+        apart_min = i == 0 || apart[i] < apart_min ? apart[i] : apart_min;
+        apart_max = i == 0 || apart[i] > apart_max ? apart[i] : apart_max;
+    }
+    if (probes && apart_min > 0)
+        printf("  the writer thread's CPUs: a cache line %.0f-%.0f ns one way around the runs (the "
+               "host places the vCPUs near or apart)\n", apart_min, apart_max);
     printf("  peak memory: %.1f MiB after %llu steps, %.1f MiB after %llu steps\n", peak_fewer,
            (unsigned long long)fewer, peak, (unsigned long long)cfg.steps);
     printf("  round trip: %ld of %ld sampled rows differ from the FMU's values\n", mismatches, samples);
@@ -274,6 +291,10 @@ static int run_bench_step(int argc, char **argv)
         bench_figure("step.fmusim_csv_cpu_ns_per_step", cpu_peer * 1e9 / n, "ns");
         bench_figure("step.csv_over_fmusim", wall_csv / wall_peer, "x");
         bench_figure("step.csv_cpu_over_fmusim", cpu_csv / cpu_peer, "x");
+    }
+    if (probes && apart_min > 0) {
+        bench_figure("step.cpu_pair_min_ns", apart_min, "ns");
+        bench_figure("step.cpu_pair_max_ns", apart_max, "ns");
     }
     bench_figure("step.peak_mib", peak, "MiB");
     bench_figure("step.peak_mib_10x_fewer_steps", peak_fewer, "MiB");

@@ -274,4 +274,10 @@ void recorder_ring_free(rtcosim_recorder *r);
  * far to the file, waiting at most about a second for the writer. */
 void recorder_ring_drain_signal_safe(rtcosim_recorder *r);
 
+/* Whether a CPU is free beside the caller: `look` returns the running
+ * tasks (the caller among them; 0: unknown), looked at up to five times
+ * pause_us apart (recorder.c). */
+bool recorder_cpu_free(unsigned cpus, unsigned (*look)(void *context), void *context,
+                       unsigned pause_us);
+
 #endif

@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "results/recorder_internal.h"
 #include "rtcosim/results.h"
 #include "util/test_util.h"
 
@@ -539,6 +542,72 @@ static void signal_safe_flush_writes_every_row_of_a_threaded_recorder(void **sta
     }
 }
 
+/* Whether a writer thread pays: the running tasks the kernel counts
+ * (the caller among them), looked at a few times. */
+typedef struct looks {
+    const unsigned *seen;
+    int count, taken;
+} looks;
+
+static unsigned next_look(void *context)
+{
+    looks *l = context;
+    return l->taken < l->count ? l->seen[l->taken++] : l->seen[l->count - 1];
+}
+
+static void a_passing_task_does_not_take_the_free_cpu(void **state)
+{
+    (void)state;
+    /* 2 CPUs: the caller and a kernel thread in the first look, the caller
+     * alone in the second */
+    const unsigned passing[] = {2, 1};
+    looks l = {passing, 2, 0};
+    assert_true(recorder_cpu_free(2, next_look, &l, 0));
+    assert_int_equal(l.taken, 2);
+    /* one look that finds a CPU free is enough */
+    const unsigned idle[] = {1};
+    l = (looks){idle, 1, 0};
+    assert_true(recorder_cpu_free(2, next_look, &l, 0));
+    assert_int_equal(l.taken, 1);
+    /* every CPU busy in five looks: no writer thread */
+    const unsigned busy[] = {3, 2, 4, 2, 2, 1};
+    l = (looks){busy, 6, 0};
+    assert_false(recorder_cpu_free(2, next_look, &l, 0));
+    assert_int_equal(l.taken, 5);
+    /* an unknown count (0) finds a CPU free, as before */
+    const unsigned unknown[] = {0};
+    l = (looks){unknown, 1, 0};
+    assert_true(recorder_cpu_free(4, next_look, &l, 0));
+}
+
+/* Live: with a spinning thread on every CPU the caller's is not free. */
+static atomic_int spinning;
+static void *spin(void *arg)
+{
+    (void)arg;
+    while (atomic_load_explicit(&spinning, memory_order_relaxed))
+        ;
+    return NULL;
+}
+
+static void every_cpu_busy_keeps_the_writing_on_the_caller(void **state)
+{
+    (void)state;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 2 || cpus > 64)
+        skip();
+    pthread_t t[64];
+    atomic_store(&spinning, 1);
+    for (long i = 0; i < cpus; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, spin, NULL), 0);
+    usleep(20000); /* all of them running */
+    bool pays = rtcosim_recorder_writer_thread_pays();
+    atomic_store(&spinning, 0);
+    for (long i = 0; i < cpus; i++)
+        pthread_join(t[i], NULL);
+    assert_false(pays);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -565,6 +634,8 @@ int main(void)
                                         tu_scratch_setup, tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(signal_safe_flush_writes_every_row_of_a_threaded_recorder,
                                         tu_scratch_setup, tu_scratch_teardown),
+        cmocka_unit_test(a_passing_task_does_not_take_the_free_cpu),
+        cmocka_unit_test(every_cpu_busy_keeps_the_writing_on_the_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
