@@ -486,7 +486,10 @@ static int run_events(int argc, char **argv)
         return cli_fail("events: --speculate-stats, --reference and --correction-capacity need"
                         " --scheduler speculative");
     vc.log_frames = can_log != NULL;
-    vc.log_digest_only = reference && !can_log; /* for --reference's comparison */
+    /* Without a log file the bus still digests every frame it commits:
+     * the checksum covers the frames either way, so a run with -o and one
+     * without print the same (and --reference compares the frames) */
+    vc.log_digest_only = !can_log;
     if (lsbus.count || attach.replaying) {
         if (reference)
             return cli_fail("events: --reference does not run --lsbus-node FMUs or --can-replay"

@@ -710,3 +710,16 @@ def test_info_of_a_named_pipe_out_of_time_order(cli, tmpdir_private):
     writer.join()
     assert from_fifo == from_file.replace(path, fifo)
     assert re.search(r"0x123 +can0 +classic +- +3 +1 +150\.000 +100\.000 +200\.000", from_file)
+
+
+@pytest.mark.parametrize("scheduler", ["sequential", "speculative"])
+def test_checksum_does_not_depend_on_writing_a_log(cli, tmpdir_private, scheduler):
+    """The printed checksum covers the bus's frames by their digest whether
+    or not --can-log writes them: the same run gives the same checksum."""
+    def checksum(*extra):
+        out = subprocess.run([cli, "events", "--stop-time", "0.2", "--scheduler", scheduler,
+                              *extra], check=True, capture_output=True, text=True).stdout
+        return re.search(r"^checksum\s+([0-9a-f]{16})$", out, re.M).group(1)
+    plain = checksum()
+    logged = checksum("--can-log", os.path.join(tmpdir_private, "c.log"))
+    assert plain == logged
