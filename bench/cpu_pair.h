@@ -8,8 +8,9 @@
 #define RTCOSIM_BENCH_CPU_PAIR_H
 
 /* Median one-way latency in nanoseconds over 512 samples of 16 round trips
- * (about 1 ms in all); -1 when the process may not run on two CPUs or a
- * thread cannot be started. The calling thread's affinity is restored. */
+ * (about 1 ms in all); -1 when the process may not run on two CPUs, a
+ * thread cannot be started or it did not answer within a second. The
+ * calling thread's affinity is restored. */
 double cpu_pair_latency_ns(void);
 
 #endif

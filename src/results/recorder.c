@@ -157,7 +157,7 @@ static void recorder_free(rtcosim_recorder *r)
 /* The kernel's count of running tasks includes the caller, and a kernel
  * thread passing through (writeback after the last run's file, RCU) made one
  * look in 13 on an idle 2-CPU VM say "busy", flipping a run's way of writing
- * at random (38 of 500 calls; 1 of 500 with this): up to five looks
+ * at random (38 of 500 calls; 1-6 of 500 with this): up to five looks
  * `pause_us` apart, a CPU free as soon as one look finds it. */
 bool recorder_cpu_free(unsigned cpus, unsigned (*look)(void *context), void *context,
                        unsigned pause_us)
