@@ -6,7 +6,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "bench.h"
 
@@ -32,12 +31,6 @@ static void *echo_main(void *arg)
         if (v & 1)
             atomic_store_explicit(&l->word, v + 1, memory_order_release);
     }
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 double cpu_pair_latency_ns(void)
@@ -86,6 +79,5 @@ double cpu_pair_latency_ns(void)
     (void)sched_setaffinity(0, sizeof saved, &saved);
     if (!answered)
         return -1;
-    qsort(sample, SAMPLES, sizeof sample[0], cmp_double);
-    return sample[SAMPLES / 2];
+    return bench_median(sample, SAMPLES);
 }

@@ -180,7 +180,6 @@ static int compare_reference(const rtcosim_ecu_vehicle_config *vc, const rtcosim
     rtcosim_ecu_vehicle_config ref_vc = *vc;
     ref_vc.pair_plants = false; /* the conservative scheduler's placement */
     ref_vc.log_frames = false; /* its frames' digest, nothing kept */
-    ref_vc.log_digest_only = true;
     rtcosim_run_stats stats;
     int rc = 0;
     if (rtcosim_events_create(&sim, &err) != RTCOSIM_OK ||
@@ -486,10 +485,6 @@ static int run_events(int argc, char **argv)
         return cli_fail("events: --speculate-stats, --reference and --correction-capacity need"
                         " --scheduler speculative");
     vc.log_frames = can_log != NULL;
-    /* Without a log file the bus still digests every frame it commits:
-     * the checksum covers the frames either way, so a run with -o and one
-     * without print the same (and --reference compares the frames) */
-    vc.log_digest_only = !can_log;
     if (lsbus.count || attach.replaying) {
         if (reference)
             return cli_fail("events: --reference does not run --lsbus-node FMUs or --can-replay"

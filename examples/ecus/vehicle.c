@@ -424,7 +424,7 @@ rtcosim_status rtcosim_ecu_vehicle_build(rtcosim_events *sim, const rtcosim_ecu_
     }
     rtcosim_can_bus_config bc = {.name = c->bus_name ? c->bus_name : "can0", .bitrate = c->bitrate, .stuffing = c->stuffing,
                                  .log_frames = c->log_frames, .log_capacity = c->log_capacity,
-                                 .log_digest_only = c->log_digest_only,
+                                 .log_digest_only = !c->log_frames, /* for the checksum */
                                  .frame_bytes_reserve = c->frame_bytes_reserve,
                                  .error_every = c->error_every,
                                  .error_code = c->error_code, .fd_bitrate = c->fd_bitrate,

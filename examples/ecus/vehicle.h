@@ -39,8 +39,9 @@ typedef struct rtcosim_ecu_vehicle_config {
     rtcosim_plant_mode plant_mode;
     rtcosim_time_ns plant_step;     /* 0: 1 ms */
     uint64_t clock_hz;              /* 0: 200 MHz */
+    /* every frame kept (rtcosim_can_bus_log); without, the bus keeps only
+     * their digest, for the checksum */
     bool log_frames;
-    bool log_digest_only; /* the frames' digest without their entries (rtcosim_can_bus_config) */
     size_t log_capacity; /* 0: the log grows; else fixed (rtcosim_can_bus_config) */
     size_t frame_bytes_reserve; /* CAN FD/XL bytes allocated at create (rtcosim_can_bus_config) */
     /* Error injection on the bus (rtcosim_can_bus_config): every
@@ -78,8 +79,9 @@ void rtcosim_ecu_vehicle_free(rtcosim_ecu_vehicle *v);
 rtcosim_can_bus *rtcosim_ecu_vehicle_bus(const rtcosim_ecu_vehicle *v);
 size_t rtcosim_ecu_vehicle_ecu_count(const rtcosim_ecu_vehicle *v);
 rtcosim_ecu *rtcosim_ecu_vehicle_ecu(const rtcosim_ecu_vehicle *v, size_t index);
-/* A hash of every ECU's emulator state and of the CAN log (when kept): equal
- * hashes after two runs mean identical results. */
+/* A hash of every ECU's emulator state and of the bus's frames (their
+ * digest, the same with log_frames or without): equal hashes after two runs
+ * mean identical results. */
 uint64_t rtcosim_ecu_vehicle_checksum(const rtcosim_ecu_vehicle *v);
 /* The largest relative difference between two runs' results (every ECU's
  * final sensor and actuator values, |a - b| / max(|b|, 1)), and whether
