@@ -35,7 +35,7 @@ void recorder_sink_write_all(sink *s, const char *data, size_t n)
         }
         data += w;
         n -= (size_t)w;
-        atomic_fetch_add_explicit(&s->bytes_written, (uint_fast64_t)w, memory_order_relaxed);
+        sink_count(&s->bytes_written, (uint_fast64_t)w);
     }
 }
 

@@ -34,9 +34,14 @@ enum {
     /* the ring of wide rows: the default's within RING_BYTES, a size asked
      * for within RING_BYTES_MAX, 64 rows at least */
     RING_BYTES = 2 * 1024 * 1024, RING_BYTES_MAX = 4 * 1024 * 1024, MIN_RING_ROWS = 64,
-    CELL = sizeof(rtcosim_value), VALUES = 2 * CELL, /* a slot's tag, time, values */
+    TIME_BYTES = sizeof(rtcosim_time_ns), /* a slot's time, then its values */
+    NUMBER_BYTES = 8, /* a number's part of an rtcosim_value (f64, f32, i64, u64, b) */
     DRAIN_WAIT_US = 200, DRAIN_WAITS = 5000 /* a signal handler waits at most 1 s */
 };
+
+_Static_assert(sizeof(double) == NUMBER_BYTES && sizeof(int64_t) == NUMBER_BYTES &&
+                   sizeof(uint64_t) == NUMBER_BYTES,
+               "a number's value fits NUMBER_BYTES at the start of rtcosim_value");
 
 static inline unsigned char *slot_at(rtcosim_recorder *r, uint64_t index)
 {
@@ -141,23 +146,29 @@ static void wait_data_or_flush(rtcosim_recorder *r)
     }
 }
 
-/* One slot into the file's buffer: a row, or a chunk of the producer's. */
+/* One slot into the file's buffer: a row, or a chunk of the producer's
+ * (the next chunk's slot index is in chunk_slot: a stale entry names a slot
+ * already written, so it never matches). */
 static void writer_put_slot(rtcosim_recorder *r, uint64_t index, uint64_t *row)
 {
     const unsigned char *slot = slot_at(r, index);
-    uint64_t tag;
-    memcpy(&tag, slot, sizeof tag);
-    if (tag) {
-        text_chunk *c = &r->chunks[tag - 1];
+    int k = (int)(r->chunks_written % CHUNK_COUNT);
+    if (atomic_load_explicit(&r->chunk_slot[k], memory_order_relaxed) == index) {
+        text_chunk *c = &r->chunks[k];
         sink_put_text(&r->out, c->buf, atomic_load_explicit(&c->committed, memory_order_relaxed));
-        atomic_fetch_add_explicit(&r->out.rows_written, c->rows, memory_order_relaxed);
+        sink_count(&r->out.rows_written, c->rows);
         *row += c->rows;
+        r->chunks_written++;
         atomic_fetch_add_explicit(&r->chunks_returned, 1, memory_order_release);
         return;
     }
     rtcosim_time_ns t;
-    memcpy(&t, slot + CELL, sizeof t);
-    memcpy(r->row_scratch, slot + VALUES, r->column_count * sizeof(rtcosim_value));
+    memcpy(&t, slot, sizeof t);
+    if (r->cell_bytes == sizeof(rtcosim_value))
+        memcpy(r->row_scratch, slot + TIME_BYTES, r->column_count * sizeof(rtcosim_value));
+    else
+        for (size_t i = 0; i < r->column_count; i++)
+            memcpy(&r->row_scratch[i], slot + TIME_BYTES + NUMBER_BYTES * i, NUMBER_BYTES);
     for (size_t i = 0; i < r->column_count; i++) {
         if (!r->string_offset[i])
             continue;
@@ -253,8 +264,8 @@ static bool make_room(rtcosim_recorder *r)
 static void chunk_hand_over(rtcosim_recorder *r, int k)
 {
     make_room(r); /* (a helping producer never drops) */
-    uint64_t tag = (uint64_t)k + 1;
-    memcpy(slot_at(r, r->head_local), &tag, sizeof tag);
+    /* (published with the head; the writer returned this entry's last chunk) */
+    atomic_store_explicit(&r->chunk_slot[k], r->head_local, memory_order_relaxed);
     /* Off before the marker is published: a signal handler that sees the
      * chunk open writes it itself, after everything the ring holds (one
      * that interrupts the producer between the two loses the chunk). */
@@ -324,9 +335,17 @@ bool recorder_ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_va
     }
     unsigned char *slot = slot_at(r, r->head_local);
     prefetch_for_writing(slot_at(r, r->head_local + PREFETCH_ROWS));
-    memset(slot, 0, CELL); /* a row, not a chunk */
-    memcpy(slot + CELL, &t, sizeof t);
-    memcpy(slot + VALUES, values, r->column_count * sizeof *values);
+    memcpy(slot, &t, sizeof t);
+    if (r->cell_bytes == sizeof(rtcosim_value)) {
+        memcpy(slot + TIME_BYTES, values, r->column_count * sizeof *values);
+    } else {
+        for (size_t i = 0; i < r->column_count; i++)
+            memcpy(slot + TIME_BYTES + NUMBER_BYTES * i, &values[i], NUMBER_BYTES);
+        publish_head(r);
+        if (r->head_local % WAKE_CHECK_ROWS == 0)
+            wake_writer(r);
+        return true;
+    }
     for (size_t i = 0; i < r->column_count; i++) {
         if (!r->string_offset[i])
             continue;
@@ -342,7 +361,7 @@ bool recorder_ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_va
                 memcpy(copy, b.data, b.size);
             else
                 b.size = 0;
-            memcpy(slot + VALUES + sizeof(rtcosim_value) * i, &b, sizeof b);
+            memcpy(slot + TIME_BYTES + sizeof(rtcosim_value) * i, &b, sizeof b);
             continue;
         }
         const char *text = values[i].s ? values[i].s : "";
@@ -408,9 +427,11 @@ void recorder_ring_free(rtcosim_recorder *r)
     free(r->place);
 }
 
-/* Slot layout: a tag (0 a row, else 1 + the index of the chunk the slot
- * hands over), the time, the values (each a value-sized cell), then a fixed
- * area per string column. */
+/* Slot layout: the time, the values, then a fixed area per String or
+ * Binary column. The values of a row of numbers take NUMBER_BYTES each (the
+ * part of the value a number uses: B1's row of one Float64 crosses to the
+ * writer's CPU in 16 bytes instead of 48), others a whole rtcosim_value. A
+ * slot that hands over a chunk of text holds nothing: chunk_slot names it. */
 rtcosim_status recorder_ring_start(rtcosim_recorder *r, const rtcosim_recorder_options *o,
                                    rtcosim_error *err)
 {
@@ -421,7 +442,11 @@ rtcosim_status recorder_ring_start(rtcosim_recorder *r, const rtcosim_recorder_o
     r->row_text_max = (1 + r->column_count) * FIELD_MAX + 1;
     r->spins = spin_wait_cpus() > 1;
     r->helps = !r->drop_when_full && !r->mdf && !r->mat;
-    size_t bytes = VALUES + r->column_count * sizeof(rtcosim_value);
+    r->cell_bytes = NUMBER_BYTES;
+    for (size_t i = 0; i < r->column_count; i++)
+        if (r->columns[i].type == RTCOSIM_TYPE_STRING || r->columns[i].type == RTCOSIM_TYPE_BINARY)
+            r->cell_bytes = sizeof(rtcosim_value);
+    size_t bytes = TIME_BYTES + r->column_count * r->cell_bytes;
     r->string_offset = calloc(r->column_count + 1, sizeof *r->string_offset);
     r->row_scratch = calloc(r->column_count + 1, sizeof *r->row_scratch);
     if (!r->string_offset || !r->row_scratch)
@@ -432,7 +457,9 @@ rtcosim_status recorder_ring_start(rtcosim_recorder *r, const rtcosim_recorder_o
             bytes += r->max_string_bytes;
             r->helps = false; /* (a row of text has no bound) */
         }
-    r->slot_bytes = (bytes + 15) / 16 * 16;
+    r->slot_bytes = (bytes + 7) / 8 * 8;
+    for (int k = 0; k < CHUNK_COUNT; k++)
+        atomic_store_explicit(&r->chunk_slot[k], UINT64_MAX, memory_order_relaxed);
     /* The rows asked for (DEFAULT_RING_ROWS) within RING_BYTES_MAX
      * (RING_BYTES), MIN_RING_ROWS at least unless fewer were asked for: a
      * real-time run's 65536 rows of a 100-column system were 53 MB, locked
