@@ -73,10 +73,13 @@ struct rtcosim_recorder {
      * counters cost B1's threaded run about 40 %). */
     alignas(64) sink out;
 
-    /* Writer-thread mode (recorder_ring.c). The producer owns head_local,
+    /* Writer-thread mode (recorder_ring.c), from the line after the file's
+     * buffer's last (the producer reads `threaded` on every push: on the
+     * sink's line it missed whenever the writer had written a row, 5 % of
+     * B1's samples). The producer owns head_local,
      * tail_cached and the chunk it fills; head and tail are the shared
      * indices (ever-increasing; slot = index % ring_rows). */
-    bool threaded, drop_when_full, semaphores_ready, thread_started;
+    alignas(64) bool threaded, drop_when_full, semaphores_ready, thread_started;
     bool helps; /* the producer formats CSV rows itself while the writer is behind */
     bool spins; /* the writer polls a while before it sleeps (two CPUs or more) */
     pthread_t thread;
@@ -96,6 +99,7 @@ struct rtcosim_recorder {
     uint32_t chunk_until_check;
     int64_t chunk_opened_ms;
     uint64_t rows_formatted_by_pusher;
+    uint64_t stalled_tail; /* the writer's tail when a wait for it last gave up */
     /* The ring slot that hands over chunk k (set by the producer, published
      * with the head), and the chunks the writer thread has written. */
     alignas(64) _Atomic uint64_t chunk_slot[CHUNK_COUNT];

@@ -12,7 +12,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -491,6 +493,98 @@ static void shared_formatting_gives_the_unthreaded_file(void **state)
     }
 }
 
+/* A FIFO's reader that takes a little, stops reading for pause_ms, then
+ * reads the rest. */
+typedef struct fifo_reader {
+    const char *path;
+    int pause_ms;
+    char *text;
+    size_t len;
+} fifo_reader;
+
+static void *read_fifo(void *arg)
+{
+    fifo_reader *f = arg;
+    FILE *in = fopen(f->path, "rb");
+    if (!in)
+        return NULL;
+    size_t cap = 1 << 20;
+    f->text = malloc(cap);
+    f->len = fread(f->text, 1, 4096, in);
+    usleep((useconds_t)f->pause_ms * 1000);
+    size_t got;
+    while (f->text && (got = fread(f->text + f->len, 1, cap - f->len - 1, in)) > 0) {
+        f->len += got;
+        if (cap - f->len < 4096)
+            f->text = realloc(f->text, cap *= 2);
+    }
+    if (f->text)
+        f->text[f->len] = '\0';
+    fclose(in);
+    return NULL;
+}
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A writer thread blocked in write() (a pipe nobody reads for 300 ms): the
+ * pushing thread, which waits for the writer's chunks while the writer moves,
+ * sees it stand still and stops waiting for it (it sleeps on the full ring
+ * instead of spinning through the stall), and every row still arrives in
+ * order, as the unthreaded recorder writes them. */
+static void pushing_thread_does_not_spin_on_a_writer_blocked_in_write(void **state)
+{
+    static const rtcosim_column cols[] = {{.name = "x", .type = RTCOSIM_TYPE_FLOAT64},
+                                          {.name = "n", .type = RTCOSIM_TYPE_INT32}};
+    enum { ROWS = 60000, PAUSE_MS = 300 };
+    char plain[4096], fifo[4096];
+    snprintf(plain, sizeof plain, "%s/stall_plain.csv", (const char *)*state);
+    snprintf(fifo, sizeof fifo, "%s/stall_fifo.csv", (const char *)*state);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    fifo_reader reader = {.path = fifo, .pause_ms = PAUSE_MS};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, read_fifo, &reader), 0);
+    for (int threaded = 1; threaded >= 0; threaded--) {
+        rtcosim_recorder_options o = {.path = threaded ? fifo : plain, .columns = cols,
+                                      .column_count = 2, .writer_thread = threaded,
+                                      .buffer_bytes = 4096};
+        rtcosim_recorder *r = NULL;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_recorder_open(&o, &r, &err), RTCOSIM_OK);
+        struct timespec w0, w1;
+        clock_gettime(CLOCK_MONOTONIC, &w0);
+        double cpu0 = thread_cpu_s();
+        for (int i = 0; i < ROWS; i++) {
+            rtcosim_value v[2] = {{.f64 = 1.0 / (i + 1)}, {.i64 = i}};
+            assert_int_equal(rtcosim_recorder_push_row(r, (rtcosim_time_ns)i * 1000, v, &err),
+                             RTCOSIM_OK);
+        }
+        double cpu = thread_cpu_s() - cpu0;
+        assert_int_equal(rtcosim_recorder_close(r, NULL, &err), RTCOSIM_OK);
+        clock_gettime(CLOCK_MONOTONIC, &w1);
+        if (threaded) {
+            double wall = (double)(w1.tv_sec - w0.tv_sec) + (w1.tv_nsec - w0.tv_nsec) * 1e-9;
+            /* (the rows are about 1.3 MB; the pipe, the ring and the
+             * buffers hold well under half of that, so the pushes met the
+             * stall) */
+            assert_true(wall >= PAUSE_MS * 1e-3 * 0.9);
+            /* spinning through the stall would make it all CPU time */
+            assert_true(cpu < 0.5 * wall);
+        }
+    }
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_non_null(reader.text);
+    char *want = read_text(plain);
+    assert_int_equal(reader.len, strlen(want));
+    assert_string_equal(reader.text, want);
+    free(want);
+    free(reader.text);
+}
+
 /* A second SIGINT's (or a crash's) handler writes what a threaded recorder
  * holds: the rows in its ring, in the writer's buffer and in the chunk the
  * pushing thread is filling. A child pushes rows, calls the handler's flush
@@ -631,6 +725,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(whole_text_keeps_long_strings_with_a_writer_thread,
                                         tu_scratch_setup, tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(shared_formatting_gives_the_unthreaded_file,
+                                        tu_scratch_setup, tu_scratch_teardown),
+        cmocka_unit_test_setup_teardown(pushing_thread_does_not_spin_on_a_writer_blocked_in_write,
                                         tu_scratch_setup, tu_scratch_teardown),
         cmocka_unit_test_setup_teardown(signal_safe_flush_writes_every_row_of_a_threaded_recorder,
                                         tu_scratch_setup, tu_scratch_teardown),
