@@ -354,6 +354,39 @@ static bool wait_for_chunk(rtcosim_recorder *r)
     }
 }
 
+/* A row's String and Binary values into their areas of its slot (cut at
+ * max_string_bytes, counted). */
+static void copy_texts(rtcosim_recorder *r, unsigned char *slot, const rtcosim_value *values)
+{
+    for (size_t i = 0; i < r->column_count; i++) {
+        if (!r->string_offset[i])
+            continue;
+        char *copy = (char *)slot + r->string_offset[i];
+        if (r->columns[i].type == RTCOSIM_TYPE_BINARY) {
+            /* The bytes ride in the slot; the size in the copied value. */
+            rtcosim_binary b = values[i].bin;
+            if (b.size > r->max_string_bytes) {
+                b.size = r->max_string_bytes;
+                r->strings_cut++;
+            }
+            if (b.size && b.data)
+                memcpy(copy, b.data, b.size);
+            else
+                b.size = 0;
+            memcpy(slot + TIME_BYTES + sizeof(rtcosim_value) * i, &b, sizeof b);
+            continue;
+        }
+        const char *text = values[i].s ? values[i].s : "";
+        size_t len = strnlen(text, r->max_string_bytes);
+        if (len == r->max_string_bytes) {
+            len--;
+            r->strings_cut++;
+        }
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+    }
+}
+
 bool recorder_ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_value *values)
 {
     int open = atomic_load_explicit(&r->open_chunk, memory_order_relaxed);
@@ -383,40 +416,10 @@ bool recorder_ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_va
     memcpy(slot, &t, sizeof t);
     if (r->cell_bytes == sizeof(rtcosim_value)) {
         memcpy(slot + TIME_BYTES, values, r->column_count * sizeof *values);
+        copy_texts(r, slot, values);
     } else {
         for (size_t i = 0; i < r->column_count; i++)
             memcpy(slot + TIME_BYTES + NUMBER_BYTES * i, &values[i], NUMBER_BYTES);
-        publish_head(r);
-        if (r->head_local % WAKE_CHECK_ROWS == 0)
-            wake_writer(r);
-        return true;
-    }
-    for (size_t i = 0; i < r->column_count; i++) {
-        if (!r->string_offset[i])
-            continue;
-        char *copy = (char *)slot + r->string_offset[i];
-        if (r->columns[i].type == RTCOSIM_TYPE_BINARY) {
-            /* The bytes ride in the slot; the size in the copied value. */
-            rtcosim_binary b = values[i].bin;
-            if (b.size > r->max_string_bytes) {
-                b.size = r->max_string_bytes;
-                r->strings_cut++;
-            }
-            if (b.size && b.data)
-                memcpy(copy, b.data, b.size);
-            else
-                b.size = 0;
-            memcpy(slot + TIME_BYTES + sizeof(rtcosim_value) * i, &b, sizeof b);
-            continue;
-        }
-        const char *text = values[i].s ? values[i].s : "";
-        size_t len = strnlen(text, r->max_string_bytes);
-        if (len == r->max_string_bytes) {
-            len--;
-            r->strings_cut++;
-        }
-        memcpy(copy, text, len);
-        copy[len] = '\0';
     }
     publish_head(r);
     if (r->head_local % WAKE_CHECK_ROWS == 0)
