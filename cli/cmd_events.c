@@ -62,6 +62,10 @@ static void usage(FILE *out)
             "                     however long the run; MDF holds up to 1 MiB of records)\n"
             "                     (under mpirun the rank that runs the bus writes it after\n"
             "                     the run, from memory)\n"
+            "  --dbc-out FILE     write the CAN database of the vehicle as it runs: vehicle.dbc\n"
+            "                     with the messages of each group of four ECUs (engine1, ...)\n"
+            "                     at their ids + the group, named EngineData1, ..., as they\n"
+            "                     go on the bus (to decode a --can-log of more than 4 ECUs)\n"
             "  --can-replay LOG[@BUS]  play a recorded CAN log (candump -l, ASC, BLF, PEAK\n"
             "                     TRC or an MDF 4 bus log; BUS: which of its buses, e.g. can1)\n"
             "                     onto the bus as one more node: each frame ends where the log\n"
@@ -281,7 +285,7 @@ static int run_events(int argc, char **argv)
     memset(&boards, 0, sizeof boards);
     rtcosim_run_options ro = {.scheduler = RTCOSIM_SCHEDULER_CONSERVATIVE, .threads = 2,
                               .stop_time = 10 * RTCOSIM_NS_PER_S};
-    const char *can_log = NULL, *system = NULL, *spec_csv = NULL;
+    const char *can_log = NULL, *system = NULL, *spec_csv = NULL, *dbc_out = NULL;
     bool reference = false, quiet = false;
     static cli_serve serve; /* --serve: the live view (run_serve.c) */
     memset(&serve, 0, sizeof serve);
@@ -380,6 +384,8 @@ static int run_events(int argc, char **argv)
             *(a[2] == 'f' ? &vc.fd_bitrate : &vc.xl_bitrate) = (uint32_t)n;
         } else if (strcmp(a, "--can-log") == 0 || strcmp(a, "-o") == 0) {
             can_log = v;
+        } else if (strcmp(a, "--dbc-out") == 0) {
+            dbc_out = v;
         } else if (strcmp(a, "--can-error-every") == 0) {
             if (parse_uint(v, UINT32_MAX, &n) != 0)
                 return cli_fail("events: --can-error-every needs a whole number >= 0, got '%s'", v);
@@ -475,9 +481,10 @@ static int run_events(int argc, char **argv)
         }
     }
     {
-        const cli_output outs[] = {{"--can-log", can_log}, {"--speculate-stats", spec_csv}};
+        const cli_output outs[] = {{"--can-log", can_log}, {"--speculate-stats", spec_csv},
+                                   {"--dbc-out", dbc_out}};
         const char *ins[] = {system, replay.path[0] ? replay.path : NULL};
-        if (cli_check_outputs(outs, 2, ins, 2) != 0)
+        if (cli_check_outputs(outs, 3, ins, 2) != 0)
             return 1;
     }
     bool speculative = ro.scheduler == RTCOSIM_SCHEDULER_SPECULATIVE;
@@ -559,6 +566,13 @@ static int run_events(int argc, char **argv)
             rc = cli_fail_error(&err);
             goto done;
         }
+    }
+    /* the database of the vehicle as built, before the run (rank 0) */
+    if (built && dbc_out && tr.rank == 0 &&
+        rtcosim_ecu_vehicle_write_dbc(dbc_out, rtcosim_ecu_vehicle_ecu_count(vehicle), &err) !=
+            RTCOSIM_OK) {
+        rc = cli_fail_error(&err);
+        goto done;
     }
     if (built) /* rank 0 draws */
         cli_progress_watch_start(&progress, quiet || tr.rank != 0, ro.start_time, ro.stop_time,

@@ -56,6 +56,12 @@ static const rtcosim_dbc_signal *db_signal(const rtcosim_dbc_message *m, const c
     return s;
 }
 
+const char *rtcosim_ecu_vehicle_dbc_text(size_t *size)
+{
+    *size = sizeof vehicle_dbc_text;
+    return vehicle_dbc_text;
+}
+
 static void db_load(void)
 {
     if (rtcosim_dbc_parse(vehicle_dbc_text, sizeof vehicle_dbc_text, "vehicle.dbc", &db.dbc,

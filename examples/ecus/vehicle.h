@@ -101,6 +101,15 @@ double rtcosim_ecu_vehicle_worst_error(const rtcosim_ecu_vehicle *v,
                                        const rtcosim_ecu_vehicle *reference,
                                        rtcosim_ecu_vehicle_error_at *at);
 
+/* The CAN database of a vehicle of `ecus` ECUs (vehicle_dbc.c): vehicle.dbc
+ * with each group's messages at their ids + the group, as the ECUs send
+ * them; *out NUL-terminated, the caller frees it. */
+rtcosim_status rtcosim_ecu_vehicle_dbc(size_t ecus, char **out, rtcosim_error *err);
+/* The same written to path (rtcosim events --dbc-out); EIO names the path. */
+rtcosim_status rtcosim_ecu_vehicle_write_dbc(const char *path, size_t ecus, rtcosim_error *err);
+/* vehicle.dbc as embedded (its bytes, not NUL-terminated). */
+const char *rtcosim_ecu_vehicle_dbc_text(size_t *size);
+
 /* The I/O contract of the engine firmware (examples/firmware/engine.c) as a
  * virtual-ECU configuration; name and path are referenced, not copied. */
 /* Add `ECU=PATH.so` to config->sil (rtcosim events --sil, the INI's sil key;

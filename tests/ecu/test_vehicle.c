@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "../../examples/ecus/vehicle.h"
+#include "rtcosim/dbc.h"
 
 typedef struct vehicle_run {
     uint64_t checksum, events;
@@ -198,6 +199,78 @@ static void system_file_errors_name_file_and_line(void **state)
     assert_non_null(strstr(err.message, "car.ini:2: NUL byte"));
 }
 
+/* rtcosim events --dbc-out: the database generated for N ECUs names every
+ * frame a vehicle of N ECUs sends (message of group g at its group-0 id + g,
+ * named with g), and holds no message nobody sends; it is the shipped
+ * vehicle.dbc for N = 4. */
+static void generated_database_names_every_frame_the_vehicle_sends(void **state)
+{
+    (void)state;
+    static const unsigned sizes[] = {1, 2, 4, 5, 6, 8, 15, 64};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        unsigned ecus = sizes[i];
+        char *text;
+        rtcosim_error err;
+        assert_int_equal(rtcosim_ecu_vehicle_dbc(ecus, &text, &err), RTCOSIM_OK);
+        if (ecus == 4) {
+            size_t size;
+            const char *shipped = rtcosim_ecu_vehicle_dbc_text(&size);
+            assert_int_equal(strlen(text), size);
+            assert_memory_equal(text, shipped, size);
+        }
+        rtcosim_dbc *db;
+        if (rtcosim_dbc_parse(text, strlen(text), "generated.dbc", &db, &err) != RTCOSIM_OK)
+            fail_msg("%u ECUs: %s", ecus, err.message);
+        rtcosim_events *sim;
+        rtcosim_ecu_vehicle *v;
+        assert_int_equal(rtcosim_events_create(&sim, &err), RTCOSIM_OK);
+        rtcosim_ecu_vehicle_config c = {.ecus = ecus, .log_frames = true};
+        assert_int_equal(rtcosim_ecu_vehicle_build(sim, &c, &v, &err), RTCOSIM_OK);
+        rtcosim_run_options o = {.scheduler = RTCOSIM_SCHEDULER_SEQUENTIAL,
+                                 .stop_time = 150 * RTCOSIM_NS_PER_MS};
+        rtcosim_run_stats stats;
+        assert_int_equal(rtcosim_events_run(sim, &o, &stats, &err), RTCOSIM_OK);
+        const rtcosim_can_log_entry *log = rtcosim_can_bus_log(rtcosim_ecu_vehicle_bus(v));
+        size_t frames = rtcosim_can_bus_log_count(rtcosim_ecu_vehicle_bus(v));
+        size_t count = rtcosim_dbc_message_count(db);
+        bool *seen = calloc(count + 1, sizeof *seen);
+        assert_true(frames > 0);
+        for (size_t k = 0; k < frames; k++) {
+            const rtcosim_dbc_message *m = rtcosim_dbc_find_id(db, log[k].frame.id, false);
+            if (!m)
+                fail_msg("%u ECUs: frame 0x%X not in the database", ecus, log[k].frame.id);
+            /* the group (the group-0 ids are multiples of 32): its number after the name */
+            unsigned g = log[k].frame.id % 32;
+            size_t len = strlen(m->name);
+            if (g) {
+                char suffix[8];
+                snprintf(suffix, sizeof suffix, "%u", g);
+                assert_true(len > strlen(suffix));
+                assert_string_equal(m->name + len - strlen(suffix), suffix);
+            } else {
+                assert_false(m->name[len - 1] >= '0' && m->name[len - 1] <= '9');
+            }
+            for (size_t j = 0; j < count; j++)
+                if (rtcosim_dbc_message_at(db, j) == m)
+                    seen[j] = true;
+        }
+        /* each kind's messages: Engine 2, Transmission, Brake and Body 1 */
+        static const size_t per_kind[4] = {2, 1, 1, 1};
+        size_t expected = 0;
+        for (unsigned e = 0; e < ecus; e++)
+            expected += per_kind[e % 4];
+        assert_int_equal(count, expected);
+        for (size_t j = 0; j < count; j++)
+            if (!seen[j])
+                fail_msg("%u ECUs: %s sent by nobody", ecus, rtcosim_dbc_message_at(db, j)->name);
+        free(seen);
+        rtcosim_ecu_vehicle_free(v);
+        rtcosim_events_free(sim);
+        rtcosim_dbc_free(db);
+        free(text);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +279,7 @@ int main(void)
         cmocka_unit_test(worst_error_names_the_ecu_and_both_values),
         cmocka_unit_test(system_file_sets_vehicle_and_run),
         cmocka_unit_test(system_file_errors_name_file_and_line),
+        cmocka_unit_test(generated_database_names_every_frame_the_vehicle_sends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
