@@ -244,7 +244,9 @@ rtcosim_status rtcosim_ecu_vehicle_dbc(size_t ecus, char **out, rtcosim_error *e
             unsigned long id = strtoul(line + 4, NULL, 10);
             int kind = sender_of(&snd, id);
             const char *colon = memchr(line, ':', len);
-            for (unsigned g = 0; g < groups && colon; g++) {
+            if (kind < 0 || !colon) /* not sent by the vehicle's nodes: kept once, as it is */
+                put(&t, line, (size_t)(block_end - line));
+            for (unsigned g = 0; g < groups && kind >= 0 && colon; g++) {
                 if (!exists(ecus, g, kind))
                     continue;
                 if (g)
@@ -263,13 +265,12 @@ rtcosim_status rtcosim_ecu_vehicle_dbc(size_t ecus, char **out, rtcosim_error *e
                     puts_(&t, head);
                 }
                 /* the size, then the sender of group g */
-                const char *p = colon, *end = line + len;
-                const char *after_size = colon + 1;
+                const char *after_size = colon + 1, *end = line + len;
                 while (after_size < end && *after_size == ' ')
                     after_size++;
                 while (after_size < end && *after_size >= '0' && *after_size <= '9')
                     after_size++;
-                put(&t, p, (size_t)(after_size - p));
+                put(&t, colon, (size_t)(after_size - colon));
                 puts_(&t, " ");
                 put_node(&t, &nd, g, kind);
                 puts_(&t, "\n");
