@@ -262,10 +262,12 @@ static int run_bench_step(int argc, char **argv)
                wall_peer * 1e9 / n, cpu_peer * 1e9 / n, cfg.fmusim, peer_runs);
     else
         printf("  fmusim: %s\n", cfg.fmusim ? "did not run" : "not given (--fmusim or $RTCOSIM_FMUSIM)");
-    double apart_min = 0, apart_max = 0;
+    double apart_min = 0, apart_max = 0; /* over the probes that gave a figure */
     for (int i = 0; i < probes; i++) {
-        apart_min = i == 0 || apart[i] < apart_min ? apart[i] : apart_min;
-        apart_max = i == 0 || apart[i] > apart_max ? apart[i] : apart_max;
+        if (apart[i] <= 0)
+            continue;
+        apart_min = apart_min == 0 || apart[i] < apart_min ? apart[i] : apart_min;
+        apart_max = apart[i] > apart_max ? apart[i] : apart_max;
     }
     if (probes && apart_min > 0)
         printf("  the writer thread's CPUs: a cache line %.0f-%.0f ns one way around the runs (the "

@@ -9,45 +9,17 @@
  * of the lines that name it by id (CM_, BA_, VAL_), each beside its
  * original; the BU_ line lists the nodes of the N ECUs. Lines of any other
  * kind are kept once. With N below 4, the messages and nodes of the missing
- * kinds are left out of group 0 too. */
+ * kinds are left out of group 0 too. The messages (id, name, size, sender)
+ * come from the DBC reader; the text around them is copied line by line. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtcosim/dbc.h"
 #include "vehicle.h"
 
 enum { KINDS = 4, NODE_MAX = 64 };
-
-typedef struct text {
-    char *buf;
-    size_t len, cap;
-    bool failed;
-} text;
-
-static void put(text *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->cap - t->len < n + 1) {
-        size_t cap = (t->cap ? t->cap : 4096) * 2 + n;
-        char *b = realloc(t->buf, cap);
-        if (!b) {
-            t->failed = true;
-            return;
-        }
-        t->buf = b;
-        t->cap = cap;
-    }
-    memcpy(t->buf + t->len, s, n);
-    t->len += n;
-    t->buf[t->len] = '\0';
-}
-
-static void puts_(text *t, const char *s)
-{
-    put(t, s, strlen(s));
-}
 
 /* The node names of the BU_ line, in order (the kinds). */
 typedef struct nodes {
@@ -68,12 +40,16 @@ static bool exists(size_t ecus, unsigned g, int kind)
     return kind >= 0 && (size_t)g * KINDS + (size_t)kind < ecus;
 }
 
-/* Node `kind` of group g: its name with g after it (none for group 0). */
-static void put_node(text *t, const nodes *nd, unsigned g, int kind)
+/* The kind of the node that sends message m of group 0, or -1. */
+static int sender_kind(const rtcosim_dbc_message *m, const nodes *nd)
 {
-    char s[NODE_MAX + 16];
-    snprintf(s, sizeof s, g ? "%s%u" : "%s", nd->name[kind], g);
-    puts_(t, s);
+    return m && m->transmitter ? kind_of(nd, m->transmitter, strlen(m->transmitter)) : -1;
+}
+
+/* Node `kind` of group g: its name with g after it (none for group 0). */
+static void put_node(FILE *f, const nodes *nd, unsigned g, int kind)
+{
+    fprintf(f, g ? "%s%u" : "%s", nd->name[kind], g);
 }
 
 /* A line that names a message by its id: its id's offset and length in the
@@ -103,36 +79,9 @@ static bool message_id_at(const char *line, size_t len, size_t *at, size_t *digi
     return true;
 }
 
-/* The sender kind of each message id of group 0, from the BO_ lines. */
-typedef struct senders {
-    unsigned long id[256];
-    int kind[256];
-    size_t count;
-} senders;
-
-static int sender_of(const senders *s, unsigned long id)
-{
-    for (size_t i = 0; i < s->count; i++)
-        if (s->id[i] == id)
-            return s->kind[i];
-    return -1;
-}
-
-/* The line with its id (digits at `at`) raised by g. */
-static void put_with_id(text *t, const char *line, size_t len, size_t at, size_t digits,
-                        unsigned long id, unsigned g)
-{
-    put(t, line, at);
-    char s[32];
-    snprintf(s, sizeof s, "%lu", id + g);
-    puts_(t, s);
-    put(t, line + at + digits, len - at - digits);
-    puts_(t, "\n");
-}
-
 /* A signal line of group g: its receivers (after the unit's closing quote)
  * the nodes of group g that exist, else Vector__XXX. */
-static void put_signal(text *t, const nodes *nd, const char *line, size_t len, unsigned g,
+static void put_signal(FILE *f, const nodes *nd, const char *line, size_t len, unsigned g,
                        size_t ecus)
 {
     const char *q = NULL;
@@ -140,12 +89,10 @@ static void put_signal(text *t, const nodes *nd, const char *line, size_t len, u
         if (*p == '"')
             q = p;
     if (!q) {
-        put(t, line, len);
-        puts_(t, "\n");
+        fprintf(f, "%.*s\n", (int)len, line);
         return;
     }
-    put(t, line, (size_t)(q + 1 - line));
-    puts_(t, " ");
+    fprintf(f, "%.*s ", (int)(q + 1 - line), line);
     bool any = false;
     const char *p = q + 1, *end = line + len;
     while (p < end) {
@@ -160,11 +107,97 @@ static void put_signal(text *t, const nodes *nd, const char *line, size_t len, u
         if (!exists(ecus, g, kind))
             continue;
         if (any)
-            puts_(t, ",");
-        put_node(t, nd, g, kind);
+            fputc(',', f);
+        put_node(f, nd, g, kind);
         any = true;
     }
-    puts_(t, any ? "\n" : "Vector__XXX\n");
+    fputs(any ? "\n" : "Vector__XXX\n", f);
+}
+
+/* The next line of the text from `line`: its length without the newline,
+ * and where the line after it starts. */
+static size_t line_at(const char *line, const char *end, const char **next)
+{
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+    *next = line + len + 1;
+    return len;
+}
+
+static void read_nodes(const char *src, const char *end, nodes *nd)
+{
+    for (const char *line = src, *next; line < end; line = next) {
+        size_t len = line_at(line, end, &next);
+        if (len <= 4 || strncmp(line, "BU_:", 4) != 0)
+            continue;
+        for (const char *p = line + 4, *e = line + len; p < e && nd->count < KINDS;) {
+            while (p < e && *p == ' ')
+                p++;
+            const char *r = p;
+            while (p < e && *p != ' ')
+                p++;
+            if (p > r && (size_t)(p - r) < NODE_MAX) {
+                memcpy(nd->name[nd->count], r, (size_t)(p - r));
+                nd->name[nd->count++][p - r] = '\0';
+            }
+        }
+        return;
+    }
+}
+
+/* The whole database into f. */
+static void put_database(FILE *f, const char *src, const char *end, const rtcosim_dbc *db,
+                         const nodes *nd, size_t ecus)
+{
+    unsigned groups = (unsigned)((ecus + KINDS - 1) / KINDS);
+    for (const char *line = src, *next; line < end; line = next) {
+        size_t len = line_at(line, end, &next), at, digits;
+        if (len > 4 && strncmp(line, "BU_:", 4) == 0) {
+            fputs("BU_:", f);
+            for (unsigned g = 0; g < groups; g++)
+                for (int k = 0; k < KINDS; k++)
+                    if (exists(ecus, g, k)) {
+                        fputc(' ', f);
+                        put_node(f, nd, g, k);
+                    }
+            fputc('\n', f);
+        } else if (len > 4 && strncmp(line, "BO_ ", 4) == 0) {
+            /* the message and its signal lines, once per group that sends it */
+            const char *block_end = next;
+            while (end - block_end > 5 && strncmp(block_end, " SG_ ", 5) == 0)
+                line_at(block_end, end, &block_end);
+            if (block_end > end)
+                block_end = end;
+            const rtcosim_dbc_message *m =
+                rtcosim_dbc_find_id(db, (uint32_t)strtoul(line + 4, NULL, 10), false);
+            int kind = sender_kind(m, nd);
+            if (kind < 0) /* not sent by the vehicle's nodes: kept once, as it is */
+                fwrite(line, 1, (size_t)(block_end - line), f);
+            for (unsigned g = 0; g < groups && kind >= 0; g++) {
+                if (!exists(ecus, g, kind))
+                    continue;
+                if (g)
+                    fprintf(f, "\nBO_ %lu %s%u: %u ", (unsigned long)m->id + g, m->name, g,
+                            (unsigned)m->dlc);
+                else
+                    fprintf(f, "BO_ %lu %s: %u ", (unsigned long)m->id, m->name, (unsigned)m->dlc);
+                put_node(f, nd, g, kind);
+                fputc('\n', f);
+                for (const char *s = next, *sn; s < block_end; s = sn)
+                    put_signal(f, nd, s, line_at(s, block_end, &sn), g, ecus);
+            }
+            next = block_end;
+        } else if (message_id_at(line, len, &at, &digits)) {
+            unsigned long id = strtoul(line + at, NULL, 10);
+            int kind = sender_kind(rtcosim_dbc_find_id(db, (uint32_t)id, false), nd);
+            for (unsigned g = 0; g < groups; g++)
+                if (exists(ecus, g, kind) || (g == 0 && kind < 0))
+                    fprintf(f, "%.*s%lu%.*s\n", (int)at, line, id + g,
+                            (int)(len - at - digits), line + at + digits);
+        } else {
+            fprintf(f, next <= end ? "%.*s\n" : "%.*s", (int)len, line);
+        }
+    }
 }
 
 rtcosim_status rtcosim_ecu_vehicle_dbc(size_t ecus, char **out, rtcosim_error *err)
@@ -174,138 +207,30 @@ rtcosim_status rtcosim_ecu_vehicle_dbc(size_t ecus, char **out, rtcosim_error *e
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle.dbc: a vehicle of no ECUs");
     size_t size;
     const char *src = rtcosim_ecu_vehicle_dbc_text(&size);
-    unsigned groups = (unsigned)((ecus + KINDS - 1) / KINDS);
     nodes nd = {0};
-    senders snd = {0};
-    /* first pass: the nodes and each message's sender */
-    for (const char *line = src, *next; line < src + size; line = next) {
-        const char *nl = memchr(line, '\n', (size_t)(src + size - line));
-        size_t len = nl ? (size_t)(nl - line) : (size_t)(src + size - line);
-        next = line + len + 1;
-        if (len > 4 && strncmp(line, "BU_:", 4) == 0) {
-            for (const char *p = line + 4, *end = line + len; p < end && nd.count < KINDS;) {
-                while (p < end && *p == ' ')
-                    p++;
-                const char *r = p;
-                while (p < end && *p != ' ')
-                    p++;
-                if (p > r && (size_t)(p - r) < NODE_MAX) {
-                    memcpy(nd.name[nd.count], r, (size_t)(p - r));
-                    nd.name[nd.count++][p - r] = '\0';
-                }
-            }
-        } else if (len > 4 && strncmp(line, "BO_ ", 4) == 0 && snd.count < 256) {
-            char name[NODE_MAX] = "";
-            unsigned long id;
-            const char *colon = memchr(line, ':', len);
-            if (colon && sscanf(line + 4, "%lu", &id) == 1) {
-                const char *p = colon + 1, *end = line + len;
-                while (p < end && *p == ' ')
-                    p++;
-                while (p < end && *p >= '0' && *p <= '9')
-                    p++;
-                while (p < end && *p == ' ')
-                    p++;
-                size_t n = (size_t)(end - p);
-                if (n < sizeof name) {
-                    memcpy(name, p, n);
-                    name[n] = '\0';
-                }
-                snd.id[snd.count] = id;
-                snd.kind[snd.count++] = kind_of(&nd, name, strlen(name));
-            }
-        }
-    }
+    read_nodes(src, src + size, &nd);
     if (nd.count != KINDS)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "vehicle.dbc: its BU_ line names %u nodes,"
                                  " not the vehicle's %d kinds", nd.count, KINDS);
-    text t = {0};
-    for (const char *line = src, *next; line < src + size; line = next) {
-        const char *nl = memchr(line, '\n', (size_t)(src + size - line));
-        size_t len = nl ? (size_t)(nl - line) : (size_t)(src + size - line);
-        next = line + len + 1;
-        size_t at, digits;
-        if (len > 4 && strncmp(line, "BU_:", 4) == 0) {
-            puts_(&t, "BU_:");
-            for (unsigned g = 0; g < groups; g++)
-                for (int k = 0; k < KINDS; k++)
-                    if (exists(ecus, g, k)) {
-                        puts_(&t, " ");
-                        put_node(&t, &nd, g, k);
-                    }
-            puts_(&t, "\n");
-        } else if (len > 4 && strncmp(line, "BO_ ", 4) == 0) {
-            /* the message and its signal lines, once per group that sends it */
-            const char *block_end = next;
-            while (block_end < src + size && strncmp(block_end, " SG_ ", 5) == 0) {
-                const char *e = memchr(block_end, '\n', (size_t)(src + size - block_end));
-                block_end = e ? e + 1 : src + size;
-            }
-            unsigned long id = strtoul(line + 4, NULL, 10);
-            int kind = sender_of(&snd, id);
-            const char *colon = memchr(line, ':', len);
-            if (kind < 0 || !colon) /* not sent by the vehicle's nodes: kept once, as it is */
-                put(&t, line, (size_t)(block_end - line));
-            for (unsigned g = 0; g < groups && kind >= 0 && colon; g++) {
-                if (!exists(ecus, g, kind))
-                    continue;
-                if (g)
-                    puts_(&t, "\n");
-                char head[64];
-                snprintf(head, sizeof head, "BO_ %lu ", id + g);
-                puts_(&t, head);
-                const char *name = line + 4;
-                while (*name >= '0' && *name <= '9')
-                    name++;
-                while (*name == ' ')
-                    name++;
-                put(&t, name, (size_t)(colon - name));
-                if (g) {
-                    snprintf(head, sizeof head, "%u", g);
-                    puts_(&t, head);
-                }
-                /* the size, then the sender of group g */
-                const char *after_size = colon + 1, *end = line + len;
-                while (after_size < end && *after_size == ' ')
-                    after_size++;
-                while (after_size < end && *after_size >= '0' && *after_size <= '9')
-                    after_size++;
-                put(&t, colon, (size_t)(after_size - colon));
-                puts_(&t, " ");
-                put_node(&t, &nd, g, kind);
-                puts_(&t, "\n");
-                for (const char *s = next, *sn; s < block_end; s = sn) {
-                    const char *e = memchr(s, '\n', (size_t)(block_end - s));
-                    size_t sl = e ? (size_t)(e - s) : (size_t)(block_end - s);
-                    sn = s + sl + 1;
-                    if (g)
-                        put_signal(&t, &nd, s, sl, g, ecus);
-                    else if (ecus >= KINDS) {
-                        put(&t, s, sl);
-                        puts_(&t, "\n");
-                    } else {
-                        put_signal(&t, &nd, s, sl, 0, ecus);
-                    }
-                }
-            }
-            next = block_end;
-        } else if (message_id_at(line, len, &at, &digits)) {
-            unsigned long id = strtoul(line + at, NULL, 10);
-            int kind = sender_of(&snd, id);
-            for (unsigned g = 0; g < groups; g++)
-                if (exists(ecus, g, kind) || (g == 0 && kind < 0))
-                    put_with_id(&t, line, len, at, digits, id, g);
-        } else {
-            put(&t, line, len);
-            if (nl)
-                puts_(&t, "\n");
-        }
+    rtcosim_dbc *db;
+    rtcosim_status st = rtcosim_dbc_parse(src, size, "vehicle.dbc", &db, err);
+    if (st != RTCOSIM_OK)
+        return st;
+    char *text = NULL;
+    size_t length;
+    FILE *f = open_memstream(&text, &length);
+    bool ok = f != NULL;
+    if (ok) {
+        put_database(f, src, src + size, db, &nd, ecus);
+        ok = !ferror(f);
+        ok = fclose(f) == 0 && ok;
     }
-    if (t.failed) {
-        free(t.buf);
+    rtcosim_dbc_free(db);
+    if (!ok) {
+        free(text);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "vehicle.dbc: out of memory");
     }
-    *out = t.buf;
+    *out = text;
     return RTCOSIM_OK;
 }
 

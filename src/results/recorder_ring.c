@@ -166,18 +166,19 @@ static void writer_put_slot(rtcosim_recorder *r, uint64_t index, uint64_t *row)
     }
     rtcosim_time_ns t;
     memcpy(&t, slot, sizeof t);
-    if (r->cell_bytes == sizeof(rtcosim_value))
-        memcpy(r->row_scratch, slot + TIME_BYTES, r->column_count * sizeof(rtcosim_value));
-    else
+    if (r->cell_bytes == NUMBER_BYTES) {
         for (size_t i = 0; i < r->column_count; i++)
             memcpy(&r->row_scratch[i], slot + TIME_BYTES + NUMBER_BYTES * i, NUMBER_BYTES);
-    for (size_t i = 0; i < r->column_count; i++) {
-        if (!r->string_offset[i])
-            continue;
-        if (r->columns[i].type == RTCOSIM_TYPE_BINARY)
-            r->row_scratch[i].bin.data = slot + r->string_offset[i];
-        else
-            r->row_scratch[i].s = (const char *)slot + r->string_offset[i];
+    } else { /* whole values, and the String and Binary columns' texts in the slot */
+        memcpy(r->row_scratch, slot + TIME_BYTES, r->column_count * sizeof(rtcosim_value));
+        for (size_t i = 0; i < r->column_count; i++) {
+            if (!r->string_offset[i])
+                continue;
+            if (r->columns[i].type == RTCOSIM_TYPE_BINARY)
+                r->row_scratch[i].bin.data = slot + r->string_offset[i];
+            else
+                r->row_scratch[i].s = (const char *)slot + r->string_offset[i];
+        }
     }
     put_row(r, t, r->row_scratch, *row);
     ++*row;
@@ -300,21 +301,10 @@ static void chunk_put(rtcosim_recorder *r, int k, rtcosim_time_ns t, const rtcos
         chunk_hand_over(r, k);
 }
 
-/* Whether the producer takes the next rows itself: the writer is at least
- * help_backlog rows behind (re-read only when the cached tail says so) and a
- * chunk is free. */
 static bool chunk_free(rtcosim_recorder *r)
 {
     return r->chunks_taken - atomic_load_explicit(&r->chunks_returned, memory_order_acquire) <
            CHUNK_COUNT;
-}
-
-static bool should_help(rtcosim_recorder *r)
-{
-    if (!r->helps || r->head_local - r->tail_cached < r->help_backlog)
-        return false;
-    r->tail_cached = atomic_load_explicit(&r->tail, memory_order_acquire);
-    return r->head_local - r->tail_cached >= r->help_backlog && chunk_free(r);
 }
 
 /* A helping producer that finds the writer RAW_BEHIND_MAX x help_backlog
@@ -387,6 +377,21 @@ static void copy_texts(rtcosim_recorder *r, unsigned char *slot, const rtcosim_v
     }
 }
 
+/* Whether the producer takes the next rows itself: the writer is at least
+ * help_backlog rows behind (re-read only when the cached tail says so) and a
+ * chunk is free, or comes back while it waits (wait_for_chunk). */
+static bool should_help(rtcosim_recorder *r)
+{
+    if (!r->helps || r->head_local - r->tail_cached < r->help_backlog)
+        return false;
+    r->tail_cached = atomic_load_explicit(&r->tail, memory_order_acquire);
+    uint64_t behind = r->head_local - r->tail_cached;
+    if (behind < r->help_backlog)
+        return false;
+    return chunk_free(r) ||
+           (r->spins && behind >= RAW_BEHIND_MAX * r->help_backlog && wait_for_chunk(r));
+}
+
 bool recorder_ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_value *values)
 {
     int open = atomic_load_explicit(&r->open_chunk, memory_order_relaxed);
@@ -394,9 +399,7 @@ bool recorder_ring_push(rtcosim_recorder *r, rtcosim_time_ns t, const rtcosim_va
         chunk_put(r, open, t, values);
         return true;
     }
-    if (should_help(r) || (r->helps && r->spins &&
-                           r->head_local - r->tail_cached >= RAW_BEHIND_MAX * r->help_backlog &&
-                           wait_for_chunk(r))) {
+    if (should_help(r)) {
         int k = (int)(r->chunks_taken++ % CHUNK_COUNT);
         text_chunk *c = &r->chunks[k];
         atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
