@@ -12,8 +12,6 @@ import subprocess
 import can
 import pytest
 
-canmatrix = pytest.importorskip("canmatrix.formats")
-
 
 def run_events(cli, tmpdir, ecus, log=None):
     dbc = os.path.join(tmpdir, f"vehicle{ecus}.dbc")
@@ -33,6 +31,7 @@ def test_four_ecus_give_the_shipped_database(cli, tmpdir_private):
 
 
 def test_every_frame_of_six_ecus_decodes_with_it(cli, tmpdir_private):
+    canmatrix = pytest.importorskip("canmatrix.formats")
     log = os.path.join(tmpdir_private, "can.log")
     dbc, text = run_events(cli, tmpdir_private, 6, log)
     # group 1 has an engine and a transmission only: their messages, at id + 1
