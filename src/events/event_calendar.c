@@ -21,6 +21,30 @@ static inline uint64_t bucket_of(const event_calendar *c, rtcosim_time_ns t)
     return ((uint64_t)t - (uint64_t)c->near_last - 1) >> c->shift;
 }
 
+/* Forget the chases (the lists were filed anew). */
+static void chase_reset(event_calendar *c)
+{
+    for (unsigned j = 0; j < CALENDAR_CHASE; j++) {
+        c->chase[j] = NULL;
+        c->chase_of[j] = UINT64_MAX;
+    }
+}
+
+/* Start the chases of the buckets after the front that have none. */
+static void chase_start(event_calendar *c)
+{
+    for (unsigned k = 0; k < CALENDAR_CHASE && k < c->bucket_count; k++) {
+        uint64_t b = c->front + k;
+        unsigned j = (unsigned)(b % CALENDAR_CHASE);
+        if (c->chase_of[j] == b)
+            continue;
+        c->chase_of[j] = b;
+        c->chase[j] = c->buckets[(c->head + k) & (c->bucket_count - 1)];
+        if (c->chase[j])
+            __builtin_prefetch(c->chase[j]);
+    }
+}
+
 bool event_calendar_push_far(event_calendar *c, rtcosim_event *ev)
 {
     return event_heap_push(&c->far, ev);
@@ -75,6 +99,7 @@ static void resize(event_calendar *c)
     size_t count = ceil_pow2(RING_SPAN * pending / BUCKET_TARGET);
     count = count < BUCKETS_MIN ? BUCKETS_MIN : count > BUCKETS_MAX ? BUCKETS_MAX : count;
     c->moved_events = c->moved_buckets = 0;
+    chase_reset(c);
     c->resize_at = c->pops + (pending > RESIZE_MIN_POPS ? pending : RESIZE_MIN_POPS);
     if (shift == c->shift && count == c->bucket_count)
         return;
@@ -121,12 +146,14 @@ bool event_calendar_advance(event_calendar *c)
             /* jump: the front bucket to the earliest far event (on the grid) */
             uint64_t skip = bucket_of(c, c->far.entries[0].time);
             c->near_last += (rtcosim_time_ns)(skip << c->shift);
+            chase_reset(c);
             pull_far(c);
             continue;
         }
         rtcosim_event *list = c->buckets[c->head];
         c->buckets[c->head] = NULL;
         c->head = (c->head + 1) & (c->bucket_count - 1);
+        c->front++;
         rtcosim_time_ns width = (rtcosim_time_ns)1 << c->shift;
         /* past the largest time the front covers everything (nothing is filed) */
         if (__builtin_add_overflow(c->near_last, width, &c->near_last))
@@ -143,6 +170,8 @@ bool event_calendar_advance(event_calendar *c)
         }
         pull_far(c);
     }
+    if (c->buckets)
+        chase_start(c);
     return true;
 }
 

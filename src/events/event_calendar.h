@@ -12,6 +12,11 @@
 
 #include "event_queue.h"
 
+/* The next CALENDAR_CHASE buckets' lists are fetched ahead, each one event
+ * every CALENDAR_CHASE pops, so that their cold events are in the cache by the
+ * time the front reaches them (a list is a chain of misses otherwise). */
+enum { CALENDAR_CHASE = 3 };
+
 typedef struct event_calendar {
     event_heap near;           /* every pending event at or before near_last, ordered */
     rtcosim_time_ns near_last; /* the front bucket starts right after it */
@@ -22,6 +27,11 @@ typedef struct event_calendar {
     unsigned shift;            /* bucket width 2^shift ns */
     size_t in_buckets;         /* events in the ring */
     event_heap far;            /* events past the ring's end */
+    rtcosim_event *chase[CALENDAR_CHASE]; /* bucket b (counted from the start) in
+                                           * chase[b % CALENDAR_CHASE], as far as fetched */
+    uint64_t chase_of[CALENDAR_CHASE];    /* which bucket each chases (UINT64_MAX: none) */
+    uint64_t front;                       /* buckets moved to the front so far */
+    unsigned chase_turn;
     /* sizing: events and buckets moved to the front since the last sizing,
      * which is redone after `resize_at` pops */
     uint64_t pops, resize_at, moved_events, moved_buckets;
@@ -76,6 +86,13 @@ static inline rtcosim_event *event_calendar_pop(event_calendar *c)
     if (!c->near.count && !event_calendar_advance(c))
         return NULL;
     c->pops++;
+    unsigned j = c->chase_turn;
+    c->chase_turn = j + 1 == CALENDAR_CHASE ? 0 : j + 1;
+    if (c->chase[j]) {
+        c->chase[j] = c->chase[j]->link;
+        if (c->chase[j])
+            __builtin_prefetch(c->chase[j]);
+    }
     return event_heap_pop(&c->near);
 }
 

@@ -20,6 +20,8 @@ rtcosim_status sched_sequential_run(rtcosim_events *sim, const rtcosim_run_optio
     st = kernel_init_lps(sim, err);
     rtcosim_event *ev;
     while (st == RTCOSIM_OK && (ev = event_calendar_pop(&w.calendar))) {
+        if (w.calendar.near.count) /* the next event's LP is on its way meanwhile */
+            __builtin_prefetch(sim->lps[w.calendar.near.entries[0].ev->dst]);
         st = kernel_process(sim->lps[ev->dst], ev, err);
         event_pool_put(&w.pool, ev);
     }
