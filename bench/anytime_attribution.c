@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* a sleep that idled through all but this of its time: entering and leaving
- * idle, the residency reads around it */
+/* the time a sleep's CPU does not idle without anything else running:
+ * entering and leaving idle, the residency reads around it */
 enum { IDLE_SLACK_NS = 50000 };
 /* the longest time between two clock reads of the thread's abort checks and
  * polls that its own work can take: the chain's variants check every

@@ -106,7 +106,13 @@ int64_t sleep_probe_idle_late_ns(const sleep_probe *p, int64_t slack_ns, bool qu
     int64_t idle = p->idle_ns;
     if (queue_counts && p->wake_queued_ns > 0)
         idle += p->wake_queued_ns;
-    return idle >= p->woke_at - p->slept_at - slack_ns ? p->woke_at - p->due : 0;
+    /* what ran on the CPU during the sleep (other tasks, interrupts) could
+     * have held the wake-up back by at most its own length; the rest of the
+     * lateness the CPU idled through, waiting for a timer the host delivered
+     * late */
+    int64_t busy = p->woke_at - p->slept_at - idle, late = p->woke_at - p->due;
+    int64_t held = busy > slack_ns ? busy - slack_ns : 0;
+    return late > held ? late - held : 0;
 }
 
 static int64_t run_delay_ns(cpu_idle *ci)

@@ -40,8 +40,10 @@ void cpu_idle_sleep_until(cpu_idle *ci, rtcosim_clock *clock, rtcosim_time_ns un
  * (schedstat's run_delay) over it into p->queued_ns. */
 void cpu_idle_work_begin(cpu_idle *ci, sleep_probe *p);
 void cpu_idle_work_end(cpu_idle *ci, sleep_probe *p);
-/* The wake-up's lateness (woke_at - due) when the CPU idled through the
- * whole sleep but `slack_ns` (entering and leaving idle, the reads), else 0.
+/* Of the wake-up's lateness (woke_at - due), what the CPU idled through: the
+ * lateness less the time the CPU did not idle during the sleep beyond
+ * `slack_ns` (entering and leaving idle, the reads), which is the most that
+ * other work on it can have held the wake-up back; 0 when that covers it.
  * queue_counts: the time the woken thread then waited on the run queue
  * counts as idle too, for a thread nothing in the system can hold back (the
  * only SCHED_DEADLINE task: what keeps it waiting once woken is the

@@ -1,6 +1,7 @@
 /* B5's own-CPU stall evidence (bench/cpu_idle.c, anytime_attribution.c): a
- * late wake-up counts as a stall of the task's own CPU only when the CPU
- * idled through all of its sleep but the slack, and time lost while running
+ * late wake-up counts as a stall of the task's own CPU for what the CPU
+ * idled through: its lateness less the CPU's other work during the sleep
+ * beyond the slack; time lost while running
  * only when the thread did not wait on its run queue (where the kernel puts
  * throttling: checked live); timelines computed by hand. Then the live
  * readings: the CPU's idle residency over a sleep never exceeds the sleep,
@@ -30,12 +31,23 @@ static void a_late_wake_up_counts_when_the_cpu_idled_through_it(void **state)
     sleep_probe p = {.slept_at = 0, .due = 1 * MS, .woke_at = 4 * MS, .cpu = 1};
     p.idle_ns = 4 * MS - 40 * US; /* idle but 40 us: within 50 us of slack */
     assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 3 * MS);
-    p.idle_ns = 4 * MS - 60 * US; /* 60 us of something else on the CPU */
-    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 0);
-    /* ... unless the 60 us were the woken thread waiting on its run queue
-     * while nothing could hold it back (the only SCHED_DEADLINE task) */
+    /* 60 us of something else on the CPU: it can have held the wake-up
+     * back by the 10 us beyond the slack, no more */
+    p.idle_ns = 4 * MS - 60 * US;
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 3 * MS - 10 * US);
+    /* ... or by nothing, when the 60 us were the woken thread waiting on its
+     * run queue while nothing could hold it back (the only SCHED_DEADLINE
+     * task) */
     p.wake_queued_ns = 60 * US;
     assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, true), 3 * MS);
+    p.wake_queued_ns = 0;
+    /* 1 ms of other work during the 4 ms sleep: at most 950 us of the 3 ms
+     * are its; the CPU idled through the other 2050 us */
+    p.idle_ns = 3 * MS;
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 2050 * US);
+    /* 3.5 ms of other work: it can explain all 3 ms */
+    p.idle_ns = 500 * US;
+    assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 0);
     p.idle_ns = -1; /* unknown */
     assert_int_equal(sleep_probe_idle_late_ns(&p, 50 * US, false), 0);
     p.idle_ns = 1 * MS;
