@@ -20,8 +20,8 @@ void anytime_attribute_misses(const rtcosim_anytime *set, const char *set_name, 
                               rtcosim_time_ns period_ns, const floor_spikes *sp,
                               const sleep_probe *probes, bool deadline, floor_tally *t);
 /* What stalls of the task's own CPU took from period rec (probe p): at a
- * chain's start the part of a wake-up's lateness its CPU idled through (the woken
- * thread's run-queue wait counting as idle under SCHED_DEADLINE), and the
+ * chain's start the part of a wake-up's lateness its CPU idled through (the
+ * woken thread's run-queue wait counting as idle under SCHED_DEADLINE), and the
  * time lost while runnable without a run-queue wait (throttling, the
  * reservation's or the fair server's, is such a wait: not counted). */
 int64_t anytime_own_cpu_stall_ns(const sleep_probe *p, const rtcosim_anytime_period *rec,

@@ -1,9 +1,9 @@
 /* B5's own-CPU stall evidence (bench/cpu_idle.c, anytime_attribution.c): a
  * late wake-up counts as a stall of the task's own CPU for what the CPU
- * idled through: its lateness less the CPU's other work during the sleep
- * beyond the slack; time lost while running
- * only when the thread did not wait on its run queue (where the kernel puts
- * throttling: checked live); timelines computed by hand. Then the live
+ * idled through (its lateness less the CPU's other work during the sleep
+ * beyond the slack), and time lost while running only when the thread did
+ * not wait on its run queue (where the kernel puts throttling: checked
+ * live); timelines computed by hand. Then the live
  * readings: the CPU's idle residency over a sleep never exceeds the sleep,
  * and a thread alone on its CPU does not wait on its run queue for long. */
 #include <errno.h>
