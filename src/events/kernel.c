@@ -439,8 +439,11 @@ rtcosim_status kernel_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
     case ROUTE_THREADS: {
         unsigned t = sim->lp_thread[ev->dst];
         if (t == w->index || sim->running_init) {
-            heap = &sim->workers[t].heap;
-            break;
+            if (!event_calendar_push(&sim->workers[t].calendar, ev)) {
+                event_pool_put(&w->pool, ev);
+                return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
+            }
+            return RTCOSIM_OK;
         }
         if (sim->async) {
             w->cross++;

@@ -20,7 +20,7 @@ typedef struct lp_link {
 typedef enum event_route {
     ROUTE_WORKER_HEAP = 0, /* the executing worker's heap (stepped) */
     ROUTE_CALENDAR,        /* the executing worker's calendar (sequential) */
-    ROUTE_THREADS,         /* own thread's heap or a mailbox (conservative) */
+    ROUTE_THREADS,         /* own thread's queue or a mailbox (conservative) */
     ROUTE_LP_HEAP,         /* the destination LP's own heap (global, lockstep) */
     ROUTE_SPECULATIVE,     /* own thread's heap (straggler check) or a ring (speculative) */
     ROUTE_RANKS            /* own heap or the batch of another rank (distributed) */
@@ -67,7 +67,8 @@ struct worker {
     unsigned index;
     event_pool pool;
     event_heap heap;
-    event_calendar calendar; /* sequential scheduler */
+    event_calendar calendar; /* pending events (sequential, speculative, conservative,
+                              * over ranks) */
     int parity;
     /* Conservative: mailboxes to each thread for the current round parity,
      * as singly linked lists (head, tail), and the earliest time put in each. */

@@ -105,6 +105,16 @@ static inline void share_events(rtcosim_events *sim, worker *w)
     event_pool_share(&w->pool, &sim->workers[0].pool, sizeof *sim->workers, sim->worker_count);
 }
 
+/* A slow path of the queue that ran out of memory lost an event: the
+ * thread fails. */
+static inline void queue_check(worker *w)
+{
+    if (w->calendar.failed && !w->failed) {
+        w->failed = true;
+        rtcosim_error_set(&w->err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
+    }
+}
+
 static inline rtcosim_time_ns add_sat(rtcosim_time_ns a, rtcosim_time_ns b)
 {
     return a > RTCOSIM_TIME_MAX - b ? RTCOSIM_TIME_MAX : a + b;
@@ -123,7 +133,7 @@ static void worker_loop(conservative_run *run, worker *w)
             unsigned slot = (unsigned)q * T + me;
             for (rtcosim_event *ev = from->outbox_head[slot], *next; ev; ev = next) {
                 next = ev->next;
-                if (!event_heap_push(&w->heap, ev) && !w->failed) {
+                if (!event_calendar_push(&w->calendar, ev) && !w->failed) {
                     w->failed = true;
                     rtcosim_error_set(&w->err, RTCOSIM_ENOMEM, "events: out of memory");
                 }
@@ -158,15 +168,16 @@ static void worker_loop(conservative_run *run, worker *w)
                                   RTCOSIM_TIME_MAX, memory_order_relaxed);
         w->parity = p;
         /* 3. process what is safe */
-        while (!w->failed && w->heap.count && w->heap.entries[0].time < lbts) {
-            rtcosim_event *ev = event_heap_pop(&w->heap);
+        while (!w->failed && event_calendar_min_time(&w->calendar) < lbts) {
+            rtcosim_event *ev = event_calendar_pop(&w->calendar);
             if (kernel_process(sim->lps[ev->dst], ev, &w->err) != RTCOSIM_OK)
                 w->failed = true;
             event_pool_put(&w->pool, ev);
             w->events++;
         }
-        atomic_store_explicit(&sim->next_published[p * T + me], event_heap_min_time(&w->heap),
-                              memory_order_relaxed);
+        queue_check(w);
+        atomic_store_explicit(&sim->next_published[p * T + me],
+                              event_calendar_min_time(&w->calendar), memory_order_relaxed);
         atomic_store_explicit(&sim->failed_published[p * T + me], w->failed,
                               memory_order_relaxed);
         if (me == 0)
@@ -256,7 +267,7 @@ static bool drain_rings(rtcosim_events *sim, worker *w)
         size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
         size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
         for (; head != tail; head++)
-            ok &= event_heap_push(&w->heap, r->slots[head & r->mask]);
+            ok &= event_calendar_push(&w->calendar, r->slots[head & r->mask]);
         atomic_store_explicit(&r->head, head, memory_order_release);
     }
     return ok;
@@ -318,7 +329,13 @@ void conservative_window(rtcosim_events *sim, worker *w, rtcosim_time_ns limit, 
             if (promises[s] < everyone)
                 everyone = promises[s];
         }
-        rtcosim_time_ns next = event_heap_min_time(&w->heap);
+        rtcosim_time_ns next = event_calendar_min_time(&w->calendar);
+        if (w->calendar.failed) { /* (its events are lost: not a promise) */
+            queue_check(w);
+            atomic_store(&sim->abort_run, 1);
+            wake_waiters(sim);
+            break;
+        }
         rtcosim_time_ns promise = next < bound ? next : bound;
         if (promise > published) {
             atomic_store_explicit(&sim->promises[me].value, promise, memory_order_release);
@@ -332,9 +349,9 @@ void conservative_window(rtcosim_events *sim, worker *w, rtcosim_time_ns limit, 
              * then moves while this thread works, so that the others can run
              * alongside instead of waiting for the whole window (which would
              * make the threads take turns) */
-            for (unsigned n = 0; n < batch && w->heap.count &&
-                                 w->heap.entries[0].time < bound; n++) {
-                rtcosim_event *ev = event_heap_pop(&w->heap);
+            for (unsigned n = 0; n < batch && event_calendar_min_time(&w->calendar) < bound;
+                 n++) {
+                rtcosim_event *ev = event_calendar_pop(&w->calendar);
                 rtcosim_status st = kernel_process(sim->lps[ev->dst], ev, &w->err);
                 event_pool_put(&w->pool, ev);
                 w->events++;
@@ -438,7 +455,7 @@ void conservative_teardown(rtcosim_events *sim)
     unsigned T = sim->worker_count;
     for (unsigned t = 0; sim->workers && t < T; t++) {
         worker *w = &sim->workers[t];
-        event_heap_free(&w->heap);
+        event_calendar_free(&w->calendar);
         event_pool_free(&w->pool);
         free(w->outbox_head);
         free(w->outbox_tail);
@@ -610,7 +627,8 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
         goto done;
     /* publish round "-1" (parity 1): the heaps after init, nothing in flight */
     for (unsigned t = 0; t < T; t++) {
-        atomic_init(&sim->next_published[T + t], event_heap_min_time(&sim->workers[t].heap));
+        atomic_init(&sim->next_published[T + t],
+                    event_calendar_min_time(&sim->workers[t].calendar));
         atomic_init(&sim->next_published[t], RTCOSIM_TIME_MAX);
         atomic_init(&sim->failed_published[T + t], 0);
         atomic_init(&sim->failed_published[t], 0);

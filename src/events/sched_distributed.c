@@ -3,7 +3,7 @@
  * (sched_conservative.c), and the ranks advance in windows that one of the
  * two synchronizations of dist_sync.c bounds. Events for another rank go
  * into a batch per thread and destination rank (buffers kept from round to
- * round); received batches go straight into the heaps of their threads
+ * round); received batches go straight into the queues of their threads
  * (between windows, when the threads are idle). Each LP still sees its
  * events in the kernel's total order, hence results identical to the
  * sequential scheduler's for any number of ranks and threads. */
@@ -211,7 +211,7 @@ rtcosim_status dist_deliver(worker *w, rtcosim_event *ev, rtcosim_error *err)
             w->cross++;
             return conservative_push(w, ev, t, err);
         }
-        if (!event_heap_push(&sim->workers[t].heap, ev)) {
+        if (!event_calendar_push(&sim->workers[t].calendar, ev)) {
             event_pool_put(&w->pool, ev);
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
         }
@@ -273,7 +273,7 @@ rtcosim_status dist_inject(rtcosim_events *sim, const unsigned char *data, size_
         if (!ev)
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for events");
         at += dist_wire_size(h.size);
-        if (!event_heap_push(&w->heap, ev)) {
+        if (!event_calendar_push(&w->calendar, ev)) {
             event_pool_put(&w->pool, ev);
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
         }
@@ -285,7 +285,7 @@ rtcosim_time_ns dist_next(const rtcosim_events *sim)
 {
     rtcosim_time_ns next = RTCOSIM_TIME_MAX;
     for (unsigned t = 0; t < sim->worker_count; t++) {
-        rtcosim_time_ns n = event_heap_min_time(&sim->workers[t].heap);
+        rtcosim_time_ns n = event_calendar_min_time(&sim->workers[t].calendar);
         if (n < next)
             next = n;
     }
