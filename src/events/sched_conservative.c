@@ -456,6 +456,7 @@ void conservative_teardown(rtcosim_events *sim)
     for (unsigned t = 0; sim->workers && t < T; t++) {
         worker *w = &sim->workers[t];
         event_calendar_free(&w->calendar);
+        event_heap_free(&w->heap);
         event_pool_free(&w->pool);
         free(w->outbox_head);
         free(w->outbox_tail);
@@ -625,7 +626,7 @@ rtcosim_status sched_conservative_run(rtcosim_events *sim, const rtcosim_run_opt
     st = kernel_init_lps(sim, err);
     if (st != RTCOSIM_OK)
         goto done;
-    /* publish round "-1" (parity 1): the heaps after init, nothing in flight */
+    /* publish round "-1" (parity 1): the queues after init, nothing in flight */
     for (unsigned t = 0; t < T; t++) {
         atomic_init(&sim->next_published[T + t],
                     event_calendar_min_time(&sim->workers[t].calendar));
