@@ -22,8 +22,8 @@ typedef enum event_route {
     ROUTE_CALENDAR,        /* the executing worker's calendar (sequential) */
     ROUTE_THREADS,         /* own thread's queue or a mailbox (conservative) */
     ROUTE_LP_HEAP,         /* the destination LP's own heap (global, lockstep) */
-    ROUTE_SPECULATIVE,     /* own thread's heap (straggler check) or a ring (speculative) */
-    ROUTE_RANKS            /* own heap or the batch of another rank (distributed) */
+    ROUTE_SPECULATIVE,     /* own thread's queue (straggler check) or a ring (speculative) */
+    ROUTE_RANKS            /* own thread's queue or the batch of another rank (distributed) */
 } event_route;
 
 typedef struct worker worker;
