@@ -297,10 +297,11 @@ void tu_log_reset(void)
     log_buffer[0] = '\0';
 }
 
-/* Whether a thread of pid is blocked in nanosleep or clock_nanosleep (the
- * kernel's /proc/PID/task/TID/syscall starts with the number of the system
- * call a blocked thread is in). */
-bool tu_sleeps_in_nanosleep(pid_t pid)
+/* Whether a thread of pid (not its main thread: other_only) is blocked in
+ * clock_nanosleep, or also in nanosleep (plain_too); the kernel's
+ * /proc/PID/task/TID/syscall starts with the number of the system call a
+ * blocked thread is in. */
+static bool thread_sleeps(pid_t pid, bool other_only, bool plain_too)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
@@ -308,7 +309,7 @@ bool tu_sleeps_in_nanosleep(pid_t pid)
     struct dirent *e;
     bool sleeping = false;
     while (!sleeping && d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' || (other_only && atol(e->d_name) == (long)pid))
             continue;
         char file[320];
         snprintf(file, sizeof file, "/proc/%ld/task/%s/syscall", (long)pid, e->d_name);
@@ -317,7 +318,7 @@ bool tu_sleeps_in_nanosleep(pid_t pid)
         if (f && fscanf(f, "%ld", &nr) == 1)
             sleeping = nr == SYS_clock_nanosleep
 #ifdef SYS_nanosleep
-                       || nr == SYS_nanosleep
+                       || (plain_too && nr == SYS_nanosleep)
 #endif
                 ;
         if (f)
@@ -327,6 +328,10 @@ bool tu_sleeps_in_nanosleep(pid_t pid)
         closedir(d);
     return sleeping;
 }
+
+bool tu_sleeps_in_nanosleep(pid_t pid) { return thread_sleeps(pid, false, true); }
+
+bool tu_other_thread_in_clock_nanosleep(pid_t pid) { return thread_sleeps(pid, true, false); }
 
 size_t tu_count_lines(const char *path)
 {

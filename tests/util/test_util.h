@@ -43,6 +43,9 @@ int tu_count_entries(const char *dir);
 /* Whether a thread of process pid is blocked in (clock_)nanosleep, read
  * from /proc: a child has reached a sleep the test waits for. */
 bool tu_sleeps_in_nanosleep(pid_t pid);
+/* Whether a thread of pid other than its main thread is blocked in
+ * clock_nanosleep (a paced thread waiting for its next frame). */
+bool tu_other_thread_in_clock_nanosleep(pid_t pid);
 /* The number of lines of a file (its newlines). */
 size_t tu_count_lines(const char *path);
 /* No child process is left: whatever the test started reaped its own (with
