@@ -509,17 +509,24 @@ static void *read_fifo(void *arg)
     if (!in)
         return NULL;
     size_t cap = 1 << 20;
-    f->text = malloc(cap);
+    if (!(f->text = malloc(cap))) {
+        fclose(in);
+        return NULL;
+    }
     f->len = fread(f->text, 1, 4096, in);
     usleep((useconds_t)f->pause_ms * 1000);
     size_t got;
-    while (f->text && (got = fread(f->text + f->len, 1, cap - f->len - 1, in)) > 0) {
+    while ((got = fread(f->text + f->len, 1, cap - f->len - 1, in)) > 0) {
         f->len += got;
-        if (cap - f->len < 4096)
-            f->text = realloc(f->text, cap *= 2);
+        if (cap - f->len < 4096) {
+            char *grown = realloc(f->text, cap * 2);
+            if (!grown)
+                break; /* (the comparison with the plain file then fails) */
+            f->text = grown;
+            cap *= 2;
+        }
     }
-    if (f->text)
-        f->text[f->len] = '\0';
+    f->text[f->len] = '\0';
     fclose(in);
     return NULL;
 }
