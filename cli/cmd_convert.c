@@ -126,6 +126,10 @@ static int run_convert(int argc, char **argv)
                 fprintf(stderr, "rtcosim: convert: left out %zu column%s of text (String or "
                         "Binary values)\n", stats.text_columns_left_out,
                         stats.text_columns_left_out == 1 ? "" : "s");
+            if (stats.empty_columns_left_out)
+                fprintf(stderr, "rtcosim: convert: left out %zu column%s without a value in any "
+                        "row\n", stats.empty_columns_left_out,
+                        stats.empty_columns_left_out == 1 ? "" : "s");
             printf("%s: %zu row%s of %zu variable%s\n", files[1], stats.rows,
                    stats.rows == 1 ? "" : "s", stats.columns, stats.columns == 1 ? "" : "s");
         }

@@ -206,7 +206,10 @@ rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_
  * written); only rows with from <= time <= to (NAN: no bound; no row in
  * the window is RTCOSIM_EINVAL, nothing written: a header alone is a file no
  * results reader takes); text columns
- * (String, Binary) are left out and counted. A failed conversion leaves no
+ * (String, Binary) are left out and counted, as are a CSV's columns without a
+ * value in any row (a CSV to a CSV keeps them empty); 64-bit integers that a
+ * double would round (a CSV's, an MDF channel group's read alone) keep their
+ * type and every bit. A failed conversion leaves no
  * `out`; stop (called every 4096 rows) returning true ends it with the rows
  * so far written and RTCOSIM_ECANCELED. */
 typedef struct rtcosim_results_convert_options {
@@ -227,6 +230,7 @@ typedef struct rtcosim_results_convert_options {
 typedef struct rtcosim_results_convert_stats {
     size_t rows, columns, text_columns_left_out;
     bool stopped;
+    size_t empty_columns_left_out; /* a CSV's, no value in any row (not for a CSV out) */
 } rtcosim_results_convert_stats;
 rtcosim_status rtcosim_results_convert(const char *in, const char *out,
                                        const rtcosim_results_convert_options *options,

@@ -337,8 +337,47 @@ typedef struct table_sink {
     size_t count;     /* columns of the file, besides the first */
     ptrdiff_t *keep;  /* per column of the file: its column in t, or -1 */
     size_t *numbers, *words; /* per column of t */
+    /* kinds_only, per column of t: cells that are integer literals, and
+     * whether one is past 2^53, negative, past INT64_MAX (result_exact) */
+    size_t *ints;
+    uint8_t *int_flags;
     size_t capacity;  /* rows t's arrays hold */
 } table_sink;
+
+enum { INT_BIG = 1, INT_NEGATIVE = 2, INT_PAST_INT64 = 4 };
+
+/* Whether text is an integer literal (a sign, then digits only) of int64 or
+ * uint64; its flags (INT_*) into *flags. */
+static bool int_literal(const char *text, uint8_t *flags)
+{
+    const char *p = text;
+    bool negative = *p == '-';
+    p += *p == '-' || *p == '+';
+    if (*p < '0' || *p > '9')
+        return false;
+    uint64_t m = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (m > (UINT64_MAX - d) / 10)
+            return false; /* past uint64 */
+        m = m * 10 + d;
+    }
+    if (*p || (negative && m > (uint64_t)1 << 63))
+        return false;
+    *flags = (uint8_t)((m > (uint64_t)1 << 53 ? INT_BIG : 0) | (negative && m ? INT_NEGATIVE : 0) |
+                       (!negative && m > (uint64_t)INT64_MAX ? INT_PAST_INT64 : 0));
+    return true;
+}
+
+/* What a column of ints integer literals in rows rows carries exactly. */
+static result_exact exact_kind(size_t ints, uint8_t flags, size_t rows)
+{
+    if (rows == 0 || ints != rows || !(flags & INT_BIG))
+        return RESULT_EXACT_NONE; /* (a double holds them, or not every row has one) */
+    if (flags & INT_PAST_INT64)
+        return flags & INT_NEGATIVE ? RESULT_EXACT_NONE : RESULT_EXACT_UINT64;
+    return RESULT_EXACT_INT64;
+}
 
 static rtcosim_status table_header(void *context, const char *first, size_t count,
                                    char *const *names, rtcosim_error *err)
@@ -353,7 +392,9 @@ static rtcosim_status table_header(void *context, const char *first, size_t coun
         k->keep[c] = result_select_has(k->select, names[c]) ? (ptrdiff_t)kept++ : -1;
     if (!(t->columns = calloc(kept + 1, sizeof *t->columns)) ||
         !(k->numbers = calloc(kept + 1, sizeof *k->numbers)) ||
-        !(k->words = calloc(kept + 1, sizeof *k->words)))
+        !(k->words = calloc(kept + 1, sizeof *k->words)) ||
+        !(k->ints = calloc(kept + 1, sizeof *k->ints)) ||
+        !(k->int_flags = calloc(kept + 1, sizeof *k->int_flags)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", k->path);
     t->column_count = kept;
     for (size_t c = 0; c < count; c++)
@@ -399,6 +440,11 @@ static rtcosim_status table_row(void *context, double time, char *const *cells, 
             plot_cell kind = plot_csv_number(cells[c], &scratch);
             k->numbers[i] += kind == PLOT_CELL_NUMBER;
             k->words[i] += kind == PLOT_CELL_WORD;
+            uint8_t flags;
+            if (kind == PLOT_CELL_NUMBER && int_literal(cells[c], &flags)) {
+                k->ints[i]++;
+                k->int_flags[i] |= flags;
+            }
         }
         return RTCOSIM_OK;
     }
@@ -448,12 +494,16 @@ static rtcosim_status read_table(const char *path, const result_select *select, 
         k.t->columns[i].unit = units[c];
         k.t->columns[i].text = k.words[i] > 0 && k.numbers[i] == 0;
         k.t->columns[i].not_numbers = k.t->columns[i].text ? 0 : k.words[i];
+        k.t->columns[i].empty = k.words[i] == 0 && k.numbers[i] == 0;
+        k.t->columns[i].exact = exact_kind(k.ints[i], k.int_flags[i], k.t->rows);
     }
     free(units);
     free(row);
     free(k.keep);
     free(k.numbers);
     free(k.words);
+    free(k.ints);
+    free(k.int_flags);
     if (st != RTCOSIM_OK) {
         result_table_free(k.t);
         return st;

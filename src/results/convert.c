@@ -10,6 +10,7 @@
  * to the recorder), an MDF file a data block of each group at a time and a
  * Dymola-layout MAT v4 file a slab at a time, so a file of any length
  * converts in little memory. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +32,14 @@ typedef struct converting {
     result_table *t;  /* the columns (a CSV's or a streamed MDF's: no values, the rows come
                          in a scan) */
     size_t *cols;     /* the columns written, in t */
-    size_t count, text;
+    size_t count, text, empty; /* written; text, and (not to a CSV) empty, left out */
     bool keep_text;   /* CSV to CSV: columns of text kept (as String), else left out */
+    /* an MDF file's exact column had an invalid sample (no integer type
+     * holds none): redo, that column then in doubles (its name in inexact) */
+    const char *redo;
+    char **inexact;
+    size_t inexact_count;
+    bool csv_out;     /* OUT is a CSV: a column without a value stays, empty */
     rtcosim_column *columns;
     rtcosim_value *row;
     rtcosim_recorder *rec;
@@ -56,6 +63,42 @@ typedef struct converting {
 static bool is_text(const converting *c, size_t i)
 {
     return c->columns[i].type == RTCOSIM_TYPE_STRING;
+}
+
+/* A 64-bit integer column carried exactly (result_column's exact). */
+static bool is_exact(const converting *c, size_t i)
+{
+    return c->columns[i].type == RTCOSIM_TYPE_INT64 || c->columns[i].type == RTCOSIM_TYPE_UINT64;
+}
+
+/* The type a column of the input is written as: text a String (kept in a
+ * CSV), 64-bit integers that a double would round in their type (unless the
+ * raster interpolates between rows: then doubles), the rest Float64. */
+static rtcosim_type column_type(const converting *c, const result_column *col)
+{
+    if (col->text)
+        return RTCOSIM_TYPE_STRING;
+    if (col->exact == RESULT_EXACT_NONE || (c->step > 0 && !c->o->hold))
+        return RTCOSIM_TYPE_FLOAT64;
+    for (size_t k = 0; k < c->inexact_count; k++)
+        if (strcmp(c->inexact[k], col->name) == 0)
+            return RTCOSIM_TYPE_FLOAT64;
+    return col->exact == RESULT_EXACT_INT64 ? RTCOSIM_TYPE_INT64 : RTCOSIM_TYPE_UINT64;
+}
+
+/* An exact column's cell (an integer literal, as the first pass found it)
+ * into v; false when it is not one now. */
+static bool exact_cell(const char *cell, rtcosim_type type, rtcosim_value *v)
+{
+    char *end = NULL;
+    errno = 0;
+    if (type == RTCOSIM_TYPE_INT64)
+        v->i64 = strtoll(cell, &end, 10);
+    else if (*cell == '-')
+        return false;
+    else
+        v->u64 = strtoull(cell, &end, 10);
+    return end != cell && *end == '\0' && errno == 0;
 }
 
 /* A row to the recorder; RTCOSIM_ECANCELED with c->stopped when the stop
@@ -165,8 +208,12 @@ static rtcosim_status scan_row(void *context, double time, char *const *cells, r
         const char *cell = cells[c->file_col[c->cols[i]]];
         if (is_text(c, i))
             c->row[i].s = cell;
-        else
+        else if (!is_exact(c, i))
             plot_csv_number(cell, &c->row[i].f64);
+        else if (!exact_cell(cell, c->columns[i].type, &c->row[i]))
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s: the file changed while it was "
+                                     "read ('%s' of row %zu is no longer a whole number)", c->in,
+                                     c->columns[i].name, c->line + 1);
     }
     return put_row(c, time, err);
 }
@@ -212,16 +259,27 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
             c->text++;
             continue;
         }
+        if (t->columns[k].empty && !c->csv_out) {
+            c->empty++; /* (nothing to hold: not a NaN channel of a String) */
+            continue;
+        }
         c->cols[c->count] = k;
         c->columns[c->count++] = (rtcosim_column){
             .name = t->columns[k].name,
-            .type = t->columns[k].text ? RTCOSIM_TYPE_STRING : RTCOSIM_TYPE_FLOAT64,
+            .type = column_type(c, &t->columns[k]),
             .unit = t->columns[k].unit};
     }
-    if (st == RTCOSIM_OK && c->count == 0 && c->text > 0)
-        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no numeric variable to convert (%zu "
-                               "column%s of text, which convert leaves out)", c->in, c->text,
-                               c->text == 1 ? "" : "s");
+    if (st == RTCOSIM_OK && c->count == 0 && c->text + c->empty > 0) {
+        char what[96];
+        if (c->text && c->empty)
+            snprintf(what, sizeof what, "%zu columns of text, %zu without a value", c->text,
+                     c->empty);
+        else
+            snprintf(what, sizeof what, "%zu column%s %s", c->text + c->empty,
+                     c->text + c->empty == 1 ? "" : "s", c->text ? "of text" : "without a value");
+        st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: no numeric variable to convert (%s, "
+                               "which convert leaves out)", c->in, what);
+    }
     c->prev = calloc(n ? n : 1, sizeof *c->prev);
     c->point = calloc(n ? n : 1, sizeof *c->point);
     c->prev_text = calloc(n ? n : 1, sizeof *c->prev_text);
@@ -238,6 +296,9 @@ static rtcosim_status prepare(converting *c, result_table *t, bool scan, rtcosim
                                        .whole_text = true};
         st = rtcosim_recorder_open(&ro, &c->rec, err);
     }
+    for (size_t i = 0; st == RTCOSIM_OK && i < c->count; i++)
+        if (t->columns[c->cols[i]].empty)
+            rtcosim_recorder_omit_column(c->rec, i); /* (a CSV's empty cells, as they were) */
     return st;
 }
 
@@ -285,12 +346,27 @@ static rtcosim_status stream_columns(void *context, result_table *t, rtcosim_err
 }
 
 static rtcosim_status stream_row(void *context, double time, const double *values,
-                                 rtcosim_error *err)
+                                 const uint64_t *bits, rtcosim_error *err)
 {
     converting *c = context;
-    for (size_t i = 0; i < c->count; i++)
-        c->row[i].f64 = values[c->cols[i]];
+    for (size_t i = 0; i < c->count; i++) {
+        if (!is_exact(c, i) || !bits) {
+            c->row[i].f64 = values[c->cols[i]];
+        } else if (isnan(values[c->cols[i]])) { /* (its invalidation bit) */
+            c->redo = c->columns[i].name;
+            return RTCOSIM_EFORMAT; /* (no message: the caller reads again) */
+        } else {
+            c->row[i].u64 = bits[c->cols[i]]; /* (an int64's two's complement too) */
+        }
+    }
     return put_row(c, time, err);
+}
+
+static void free_names(char **names, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        free(names[k]);
+    free(names);
 }
 
 /* The ending of path's name ("" when none). */
@@ -328,7 +404,7 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
     if (st != RTCOSIM_OK)
         return st;
     result_select sel = {o->variables, o->variable_count};
-    /* (the raster's settings: kept when the rows start again below) */
+    /* the raster's settings and the input: what a start again below takes */
     converting raster = {0};
     if (!(o->raster >= 0) || isinf(o->raster))
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "convert: the raster must be a step in "
@@ -345,8 +421,9 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         raster.have_to = !isnan(o->to) &&
                          rtcosim_time_from_seconds(o->to, &raster.to, NULL) == RTCOSIM_OK;
     }
-    converting c = {.in = in, .out = out, .o = o, .sel = &sel, .step = raster.step,
-                    .next = raster.next, .to = raster.to, .have_to = raster.have_to};
+    raster.in = in, raster.out = out, raster.o = o, raster.sel = &sel;
+    raster.csv_out = format == RTCOSIM_RESULTS_CSV;
+    converting c = raster;
     /* An MDF file goes straight from its records to the recorder, a data
      * block of each group held at a time (several groups merged by time on
      * the union of their times); a group whose times go back has its table
@@ -358,14 +435,31 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         result_row_sink sink = {.context = &c, .columns = stream_columns, .row = stream_row};
         st = mat ? result_mat_stream_select(in, &sel, &sink, &outcome, err)
                  : result_mdf_stream_select(in, &sel, &sink, &outcome, err);
+        while (c.redo) { /* (at most once for each 64-bit integer channel) */
+            rtcosim_log(RTCOSIM_LOG_INFO, "results", "%s: '%s': an invalid sample of a 64-bit "
+                        "integer channel: read again, that channel in doubles", in, c.redo);
+            char **more = realloc(raster.inexact, (raster.inexact_count + 1) * sizeof *more);
+            if (!more || !(more[raster.inexact_count] = strdup(c.redo))) {
+                raster.inexact = more ? more : raster.inexact;
+                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", in);
+                break;
+            }
+            raster.inexact = more;
+            raster.inexact_count++;
+            finish(&c, RTCOSIM_EFORMAT, NULL); /* (the rows so far dropped, OUT removed) */
+            c = raster;
+            st = result_mdf_stream_select(in, &sel, &sink, &outcome, err);
+        }
         if (outcome == RESULT_OUT_OF_ORDER && st == RTCOSIM_OK) {
             rtcosim_log(RTCOSIM_LOG_INFO, "results", "%s: times out of order: read whole", in);
             finish(&c, RTCOSIM_EFORMAT, NULL); /* (the rows so far dropped, OUT removed) */
-            c = (converting){.in = in, .out = out, .o = o, .sel = &sel, .step = raster.step,
-                             .next = raster.next, .to = raster.to, .have_to = raster.have_to};
+            c = raster; /* (the table that sorts holds doubles) */
         }
-        if (st != RTCOSIM_OK && outcome != RESULT_STREAMED)
-            return finish(&c, st, NULL);
+        if (st != RTCOSIM_OK && outcome != RESULT_STREAMED) {
+            st = finish(&c, st, NULL);
+            free_names(raster.inexact, raster.inexact_count);
+            return st;
+        }
     }
     if (outcome != RESULT_STREAMED) {
         /* a CSV is read twice a line at a time (its columns and which are
@@ -397,6 +491,7 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         stats->rows = c.rows;
         stats->columns = c.count;
         stats->text_columns_left_out = c.text;
+        stats->empty_columns_left_out = c.empty;
         stats->stopped = c.stopped;
     }
     if (st == RTCOSIM_OK && !c.stopped && c.rows == 0) {
@@ -412,5 +507,7 @@ rtcosim_status rtcosim_results_convert(const char *in, const char *out,
         st = rtcosim_error_set(err, RTCOSIM_EINVAL, "no row of %s%s: nothing written", in,
                                window);
     }
-    return finish(&c, st, err);
+    st = finish(&c, st, err);
+    free_names(raster.inexact, raster.inexact_count);
+    return st;
 }

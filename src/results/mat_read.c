@@ -571,7 +571,7 @@ static rtcosim_status read_mat(const char *path, const result_select *sel,
                 for (size_t c = 0; c < kept; c++)
                     if (src[c].in_d2)
                         row[c] = src[c].sign * slab_at(d2, slab, r * d2_vars + src[c].index - 1);
-                st = sink->row(sink->context, time, row, err);
+                st = sink->row(sink->context, time, row, NULL, err);
             }
             for (size_t r = 0; !sink && r < n; r++) {
                 t->time[r0 + r] = slab_at(d2, slab, r * d2_vars);

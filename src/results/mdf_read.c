@@ -210,12 +210,8 @@ static double half_to_double(uint16_t h)
     return h & 0x8000 ? -v : v;
 }
 
-double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t k)
+uint64_t mdf_raw_bits(const chan *c, const uint8_t *rec)
 {
-    if ((c->flags & 2) && inval && (inval[c->inval_pos / 8] >> (c->inval_pos % 8) & 1))
-        return NAN;
-    if (c->type == 3 || c->type == 6) /* virtual: the record index */
-        return convert(&c->cc, (double)k);
     bool big = c->dtype & 1;
     size_t n = (c->bit_offset + c->bits + 7) / 8;
     const uint8_t *p = rec + c->byte_offset;
@@ -226,6 +222,26 @@ double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t
     uint64_t v = (uint64_t)raw;
     if (c->bits < 64)
         v &= ((uint64_t)1 << c->bits) - 1;
+    if (c->dtype >= 2 && c->dtype < 4 && c->bits < 64 && (v >> (c->bits - 1) & 1))
+        v |= ~(((uint64_t)1 << c->bits) - 1); /* sign-extended */
+    return v;
+}
+
+result_exact mdf_exact_kind(const chan *c)
+{
+    bool identity = c->cc.type == 0 || (c->cc.type == 1 && c->cc.v[0] == 0 && c->cc.v[1] == 1);
+    if (c->type != 0 || c->dtype >= 4 || c->bits <= 53 || c->bits > 64 || !identity)
+        return RESULT_EXACT_NONE;
+    return c->dtype >= 2 ? RESULT_EXACT_INT64 : RESULT_EXACT_UINT64;
+}
+
+double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t k)
+{
+    if ((c->flags & 2) && inval && (inval[c->inval_pos / 8] >> (c->inval_pos % 8) & 1))
+        return NAN;
+    if (c->type == 3 || c->type == 6) /* virtual: the record index */
+        return convert(&c->cc, (double)k);
+    uint64_t v = mdf_raw_bits(c, rec);
     double x;
     if (c->dtype >= 4) {
         if (c->bits == 16) {
@@ -238,8 +254,6 @@ double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t
         } else {
             memcpy(&x, &v, sizeof x);
         }
-    } else if (c->dtype >= 2 && c->bits < 64 && (v >> (c->bits - 1) & 1)) {
-        x = (double)(int64_t)(v | ~(((uint64_t)1 << c->bits) - 1)); /* sign-extended */
     } else {
         x = c->dtype >= 2 ? (double)(int64_t)v : (double)v;
     }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "rtcosim/status.h"
+#include "result_table.h"
 
 #define MDF_MAX_BYTES ((size_t)1 << 30)
 
@@ -138,6 +139,13 @@ char *mdf_latin1(const uint8_t *p, size_t n);
 /* Channel c's value in record rec (the group's record k; inval: its
  * invalidation bytes, NULL none): NAN when invalid. */
 double mdf_value(const chan *c, const uint8_t *rec, const uint8_t *inval, size_t k);
+/* A value channel's raw 64 bits in rec (an integer sign-extended to int64
+ * for a signed one, a float's bits), before conversion and invalidation. */
+uint64_t mdf_raw_bits(const chan *c, const uint8_t *rec);
+/* Whether a double may round c's values and they can be carried exactly: an
+ * integer value channel of 54 to 64 bits without conversion (or 0 + 1 x)
+ * (result_column's exact; an invalid sample is NaN in the doubles). */
+result_exact mdf_exact_kind(const chan *c);
 /* The records of the groups g[0..ng) marked read walked, a data group at a
  * time, into their time (the master's values, when they have one) and
  * values (the channels marked want); the values held are bounded as a

@@ -308,6 +308,14 @@ static void data_group_of(const group *g, size_t ng, size_t k, size_t *first, si
         (*last)++;
 }
 
+/* Whether column c of a stream of nk groups is carried exactly: only a
+ * group streamed alone (merged, a column holds NaN before its group's first
+ * record, which no integer type can). */
+static result_exact column_exact(const group *g, const column_plan *plan, size_t c, size_t nk)
+{
+    return nk == 1 ? mdf_exact_kind(&g[plan[c].k].chans[plan[c].i]) : RESULT_EXACT_NONE;
+}
+
 /* One read group's records in the merge of several: its own walk of its
  * data group, its head record (time and bytes, valid until it moves on)
  * and the kept columns that are its channels. */
@@ -354,7 +362,16 @@ static rtcosim_status stream_records(rd *r, group *g, size_t ng, const size_t *k
     cursor *cs = calloc(nk, sizeof *cs);
     double *held = malloc((kept ? kept : 1) * sizeof *held);
     size_t *cols = malloc((kept ? kept : 1) * sizeof *cols);
-    rtcosim_status st = cs && held && cols ? RTCOSIM_OK : mdf_oom(r);
+    /* the exact columns' bits (a group streamed alone: column_exact) */
+    size_t exact = 0;
+    for (size_t c = 0; c < kept; c++)
+        exact += column_exact(g, plan, c, nk) != RESULT_EXACT_NONE;
+    uint64_t *bits = exact ? calloc(kept, sizeof *bits) : NULL;
+    bool *is_exact = exact ? calloc(kept, sizeof *is_exact) : NULL;
+    rtcosim_status st = cs && held && cols && (!exact || (bits && is_exact)) ? RTCOSIM_OK
+                                                                            : mdf_oom(r);
+    for (size_t c = 0; st == RTCOSIM_OK && exact && c < kept; c++)
+        is_exact[c] = column_exact(g, plan, c, nk) != RESULT_EXACT_NONE;
     for (size_t c = 0; st == RTCOSIM_OK && c < kept; c++)
         held[c] = NAN;
     size_t used = 0;
@@ -387,9 +404,12 @@ static rtcosim_status stream_records(rd *r, group *g, size_t ng, const size_t *k
             cursor *c = &cs[j];
             while (!c->done && c->t == t) {
                 const uint8_t *inval = c->g->inval_bytes ? c->rec + c->g->data_bytes : NULL;
-                for (size_t m = 0; m < c->ncols; m++)
-                    held[c->cols[m]] = mdf_value(&c->g->chans[plan[c->cols[m]].i], c->rec,
-                                                 inval, c->n);
+                for (size_t m = 0; m < c->ncols; m++) {
+                    const chan *ch = &c->g->chans[plan[c->cols[m]].i];
+                    held[c->cols[m]] = mdf_value(ch, c->rec, inval, c->n);
+                    if (is_exact && is_exact[c->cols[m]])
+                        bits[c->cols[m]] = mdf_raw_bits(ch, c->rec);
+                }
                 c->n++;
                 if (!cursor_next(c, &st)) {
                     if (st == RTCOSIM_OK)
@@ -401,7 +421,7 @@ static rtcosim_status stream_records(rd *r, group *g, size_t ng, const size_t *k
             }
         }
         if (st == RTCOSIM_OK && *outcome == RESULT_STREAMED)
-            st = sink->row(sink->context, t, held, r->err);
+            st = sink->row(sink->context, t, held, bits, r->err);
     }
     for (size_t j = 0; cs && j < nk; j++)
         if (cs[j].open)
@@ -409,6 +429,8 @@ static rtcosim_status stream_records(rd *r, group *g, size_t ng, const size_t *k
     free(cs);
     free(held);
     free(cols);
+    free(bits);
+    free(is_exact);
     return st;
 }
 
@@ -430,7 +452,9 @@ static rtcosim_status stream_table(rd *r, group *g, size_t ng, const result_sele
         }
     if (st == RTCOSIM_OK && read >= 1 && !vlsd) {
         result_table *t = column_table(r, g, ng, plan, kept);
-        st = t ? sink->columns(sink->context, t, r->err) : mdf_oom(r);
+        for (size_t c = 0; t && c < kept; c++)
+            t->columns[c].exact = column_exact(g, plan, c, read);
+        st = t ? sink->columns(sink->context, t, r->err) : mdf_oom(r); /* (t is the sink's) */
         if (st != RTCOSIM_OK)
             *outcome = RESULT_STREAMED; /* (the sink's refusal stands) */
         else

@@ -10,11 +10,20 @@
 
 #include "rtcosim/status.h"
 
+/* A column of 64-bit integers that a double would round (some past 2^53):
+ * where the reader can carry them exactly, the type they fit. */
+typedef enum result_exact {
+    RESULT_EXACT_NONE,
+    RESULT_EXACT_INT64,
+    RESULT_EXACT_UINT64,
+} result_exact;
+
 typedef struct result_column {
     char *name;
     char *unit;     /* NULL: none known ("" in a units row counts as none) */
     double *values; /* one per row; NaN where the cell is empty or not a number */
     bool text;      /* every non-empty cell is text, none a number (String, Binary) */
+    bool empty;     /* a CSV's: no cell holds anything (not text: no word either) */
     /* A column of numbers (not text): its cells that are neither empty nor
      * a number ("n/a", "1,5"), NaN in values; 0 for a MAT or MDF file. */
     size_t not_numbers;
@@ -23,6 +32,12 @@ typedef struct result_column {
      * them and not the held points; NULL when the rows are its own. */
     double *own_time, *own_values;
     size_t own_rows;
+    /* Set by the readers that stream (a CSV's kinds pass: every cell an
+     * integer literal, some past 2^53; an MDF channel group streamed alone:
+     * an integer channel of more than 53 bits without conversion); values
+     * holds them rounded (an invalid sample NaN), a row sink gets their
+     * bits too. */
+    result_exact exact;
 } result_column;
 
 typedef struct result_table {
@@ -99,7 +114,10 @@ rtcosim_status result_table_read_mdf_select(const char *path, const result_selec
 typedef struct result_row_sink {
     void *context;
     rtcosim_status (*columns)(void *context, result_table *t, rtcosim_error *err);
-    rtcosim_status (*row)(void *context, double time, const double *values, rtcosim_error *err);
+    /* bits: per column, an exact column's value (int64_t or uint64_t as
+     * its `exact` says); NULL when the stream has none */
+    rtcosim_status (*row)(void *context, double time, const double *values,
+                          const uint64_t *bits, rtcosim_error *err);
 } result_row_sink;
 typedef enum result_stream_outcome {
     RESULT_STREAMED,

@@ -2,7 +2,8 @@
 for test_mdf_read.py and as the MDF fuzz target's seeds (fuzz/CMakeLists.txt):
 `measurement()` and `measurement3()` are the test's files, described there.
 `tables()` and `tables3()` hold value-table conversions.
-Usage as a script: mdf_build.py OUT.mf4 [OUT3.mdf [TABLES.mf4 [TABLES3.mdf]]]"""
+`int64s()` 64-bit integer channels (test_convert_exact.py).
+Usage as a script: mdf_build.py OUT.mf4 [OUT3.mdf [TABLES.mf4 [TABLES3.mdf [INT64S.mf4]]]]"""
 import math
 import struct
 import sys
@@ -251,7 +252,37 @@ def with_pole():
     return f
 
 
+INT64S_I = [2**53 + 1, -2**63, 2**63 - 1]  # (a double keeps 53 bits)
+INT64S_U = [2**64 - 1, 2**63, 0]
+INT64S_B = [-(2**53) - 1, 1, 2**62 + 1]
+
+
+def int64s(inval=None, linear=False):
+    """MDF 4, one sorted group of 3 records at 0, 0.5, 1 s: time (f64), i
+    (int64 LE) INT64S_I, u (uint64 LE) INT64S_U, b (int64 big-endian)
+    INT64S_B; inval: the record whose i is marked invalid (flags 2, bit 0);
+    linear: i read through 0 + 2 x."""
+    f = Mf4()
+    hd = f.block(b"HD", [0] * 6, bytes(32))
+    cc = f.block(b"CC", [0, 0, 0, 0],
+                 struct.pack("<BBHHH2d2d", 1, 0, 0, 0, 2, 0, 0, 0.0, 2.0)) if linear else 0
+    g = channel_group(f, 0, 3, 32, 1 if inval is not None else 0, chain(f, [
+        channel(f, "time", 2, 4, 0, 64),
+        channel(f, "i", 0, 2, 8, 64, flags=2 if inval is not None else 0, cc=cc),
+        channel(f, "u", 0, 0, 16, 64),
+        channel(f, "b", 0, 3, 24, 64)]))
+    data = b""
+    for r in range(3):
+        data += struct.pack("<dqQ", 0.5 * r, INT64S_I[r], INT64S_U[r]) + \
+            struct.pack(">q", INT64S_B[r])
+        if inval is not None:
+            data += bytes([1 if r == inval else 0])
+    f.link(hd, 0, f.block(b"DG", [0, g, f.block(b"DT", [], data), 0], bytes(8)))
+    return f
+
+
 if __name__ == "__main__":
-    for path, build in zip(sys.argv[1:], (measurement, measurement3, tables, tables3)):
+    for path, build in zip(sys.argv[1:], (measurement, measurement3, tables, tables3,
+                                          lambda: int64s(inval=1))):
         with open(path, "wb") as out:
             out.write(build().data)

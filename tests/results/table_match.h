@@ -35,6 +35,8 @@ typedef struct table_gather {
     result_table *t;
     size_t cap;
     bool failed;
+    size_t exact_rows;  /* rows with an exact column's bits */
+    bool bits_differ;   /* an exact column's bits not its value (NaN: invalid) */
 } table_gather;
 
 static inline rtcosim_status table_gather_columns(void *context, result_table *t,
@@ -46,10 +48,20 @@ static inline rtcosim_status table_gather_columns(void *context, result_table *t
 }
 
 static inline rtcosim_status table_gather_row(void *context, double time, const double *values,
-                                              rtcosim_error *err)
+                                              const uint64_t *bits, rtcosim_error *err)
 {
     table_gather *g = (table_gather *)context;
     result_table *t = g->t;
+    bool exact = false;
+    for (size_t c = 0; bits && c < t->column_count; c++) {
+        if (t->columns[c].exact == RESULT_EXACT_NONE || values[c] != values[c])
+            continue;
+        exact = true;
+        double v = t->columns[c].exact == RESULT_EXACT_INT64 ? (double)(int64_t)bits[c]
+                                                              : (double)bits[c];
+        g->bits_differ = g->bits_differ || v != values[c];
+    }
+    g->exact_rows += exact;
     if (t->rows == g->cap) {
         size_t cap = g->cap ? 2 * g->cap : 64;
         double *p = (double *)realloc(t->time, cap * sizeof *p);

@@ -115,6 +115,8 @@ static void read_selected(const char *path, const result_table *whole, const cha
     result_table_free(w);
     result_table_free(s);
     CHECK(!why, "%s: the stream of %zu names: %s", path, n, why);
+    CHECK(!g.bits_differ, "%s: the stream of %zu names: a 64-bit integer's bits are not its "
+          "value", path, n);
 }
 
 static void same_files(int argc, char **argv)

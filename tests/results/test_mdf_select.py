@@ -16,7 +16,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mdf_build import Mdf3, measurement, measurement3, tables, tables3, with_pole  # noqa: E402,F401
+from mdf_build import Mdf3, int64s, measurement, measurement3, tables, tables3, with_pole  # noqa: E402,F401,E501
 
 check, rtcosim, ball = sys.argv[1:4]
 
@@ -76,6 +76,8 @@ with tempfile.TemporaryDirectory() as tmp:
         "pole.mf4": bytes(with_pole().data),
         "open.mf4": open_ended(),
         "inf.mf4": infinite_time(),
+        "int64s.mf4": bytes(int64s().data),  # (streamed with the exact bits)
+        "int64s_invalid.mf4": bytes(int64s(inval=1).data),
     }
     g = bytes(measurement().data)
     good["flags.mf4"] = g[:60] + b"\x05\x00" + g[62:]
