@@ -10,6 +10,7 @@
  * that dropping columns while reading is held to dropping them after. The
  * reader takes a path: the bytes go to a file in a private directory made
  * once. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "fuzz_file.h"
 #include "plot/plot_internal.h"
+#include "rtcosim/results.h"
 
 static void differ(const char *what)
 {
@@ -54,6 +56,8 @@ static void compare(const plot_table *a, const plot_table *b)
             differ("a text flag");
         if (x->not_numbers != y->not_numbers)
             differ("a count of cells that are no number");
+        if (x->empty != y->empty)
+            differ("a flag of a column without a value");
         if (!same_values(x->values, y->values, a->rows))
             differ("a column's values");
     }
@@ -99,12 +103,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t c = 0; c < t->column_count; c++) {
             const result_column *a = &kinds->columns[c], *b = &t->columns[c];
             if (strcmp(a->name, b->name) != 0 || a->text != b->text || a->values ||
-                a->not_numbers != b->not_numbers ||
+                a->not_numbers != b->not_numbers || a->empty != b->empty ||
                 (!a->unit != !b->unit) || (a->unit && strcmp(a->unit, b->unit) != 0))
                 differ("kinds: a column");
+            /* a column convert writes as 64-bit integers: a whole number in
+             * every row, one of them past 2^53 (what a double rounds) */
+            bool big = false;
+            for (size_t r = 0; a->exact != RESULT_EXACT_NONE && r < t->rows; r++) {
+                double v = b->values[r];
+                if (v != v || isinf(v) || v != nearbyint(v))
+                    differ("kinds: an exact column with a cell that is no whole number");
+                big = big || v >= 9007199254740992.0 || v <= -9007199254740992.0;
+            }
+            if (a->exact != RESULT_EXACT_NONE && !big)
+                differ("kinds: an exact column a double holds");
         }
     }
     plot_table_free(kinds);
+    /* `rtcosim info`'s summary of the file: written, or one line of error */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (out) {
+        rtcosim_status info_st = rtcosim_results_print_table(path, out, &err);
+        fclose(out);
+        if (info_st != RTCOSIM_OK && strchr(err.message, '\n'))
+            differ("info: an error of more than one line");
+        free(text);
+    }
     free(picked);
     plot_table_free(names);
     plot_table_free(whole);

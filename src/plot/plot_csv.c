@@ -346,12 +346,10 @@ typedef struct table_sink {
 
 enum { INT_BIG = 1, INT_NEGATIVE = 2, INT_PAST_INT64 = 4 };
 
-/* Whether text is an integer literal (a sign, then digits only) of int64 or
- * uint64; its flags (INT_*) into *flags. */
-static bool int_literal(const char *text, uint8_t *flags)
+bool plot_csv_integer(const char *text, bool *negative, uint64_t *magnitude)
 {
     const char *p = text;
-    bool negative = *p == '-';
+    *negative = *p == '-';
     p += *p == '-' || *p == '+';
     if (*p < '0' || *p > '9')
         return false;
@@ -362,7 +360,17 @@ static bool int_literal(const char *text, uint8_t *flags)
             return false; /* past uint64 */
         m = m * 10 + d;
     }
-    if (*p || (negative && m > (uint64_t)1 << 63))
+    *magnitude = m;
+    return !*p && !(*negative && m > (uint64_t)1 << 63);
+}
+
+/* Whether text is an integer literal of int64 or uint64; its flags (INT_*)
+ * into *flags. */
+static bool int_literal(const char *text, uint8_t *flags)
+{
+    bool negative;
+    uint64_t m;
+    if (!plot_csv_integer(text, &negative, &m))
         return false;
     *flags = (uint8_t)((m > (uint64_t)1 << 53 ? INT_BIG : 0) | (negative && m ? INT_NEGATIVE : 0) |
                        (!negative && m > (uint64_t)INT64_MAX ? INT_PAST_INT64 : 0));

@@ -154,6 +154,7 @@ rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *
             words += text && *text && !(stop && *stop == '\0');
         }
         col->text = words > 0 && numbers == 0;
+        col->empty = words == 0 && numbers == 0;
         col->not_numbers = col->text ? 0 : words;
     }
     free(units_copy);

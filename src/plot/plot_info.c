@@ -5,6 +5,7 @@
  * pass a line at a time (plot_csv.c), no column held: a run's results of
  * gigabytes cost the longest line; a Dymola-layout MAT v4 file a slab of
  * time points at a time (result_mat_stream_select). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,14 @@
 /* What info prints of a table, summed up as its rows come. */
 typedef struct column_sum {
     char *name, *unit;
-    bool text;
+    bool text, empty; /* (empty: a CSV's, no cell holds anything) */
     size_t numbers, words, missing;
     double lo, hi; /* of the cells that are numbers and not NaN */
+    /* a CSV's: the cells that are integer literals, their extremes exactly
+     * (a double rounds past 2^53, %g past 6 digits) */
+    size_t ints;
+    __int128 ilo, ihi;
+    bool fractional; /* a number that is not whole (else the extremes print whole) */
 } column_sum;
 
 typedef struct table_sum {
@@ -45,6 +51,18 @@ static rtcosim_status sum_header(void *context, const char *first, size_t count,
     return RTCOSIM_OK;
 }
 
+/* A number of a column taken into its sums. */
+static void sum_value(column_sum *col, double v)
+{
+    if (isnan(v)) {
+        col->missing++;
+        return;
+    }
+    col->lo = v < col->lo ? v : col->lo;
+    col->hi = v > col->hi ? v : col->hi;
+    col->fractional = col->fractional || v != nearbyint(v);
+}
+
 static rtcosim_status sum_row(void *context, double time, char *const *cells, rtcosim_error *err)
 {
     (void)err;
@@ -64,12 +82,15 @@ static rtcosim_status sum_row(void *context, double time, char *const *cells, rt
         plot_cell kind = plot_csv_number(cells[c], &v);
         col->numbers += kind == PLOT_CELL_NUMBER;
         col->words += kind == PLOT_CELL_WORD;
-        if (isnan(v)) {
-            col->missing++;
-            continue;
+        bool negative;
+        uint64_t m;
+        if (kind == PLOT_CELL_NUMBER && plot_csv_integer(cells[c], &negative, &m)) {
+            __int128 i = negative ? -(__int128)m : (__int128)m;
+            col->ilo = col->ints == 0 || i < col->ilo ? i : col->ilo;
+            col->ihi = col->ints == 0 || i > col->ihi ? i : col->ihi;
+            col->ints++;
         }
-        col->lo = v < col->lo ? v : col->lo;
-        col->hi = v > col->hi ? v : col->hi;
+        sum_value(col, v);
     }
     return RTCOSIM_OK;
 }
@@ -86,16 +107,6 @@ static void sum_time(table_sum *s, double time)
     }
     s->last = time;
     s->rows++;
-}
-
-static void sum_value(column_sum *col, double v)
-{
-    if (isnan(v)) {
-        col->missing++;
-        return;
-    }
-    col->lo = v < col->lo ? v : col->lo;
-    col->hi = v > col->hi ? v : col->hi;
 }
 
 static void sum_free(table_sum *s)
@@ -122,6 +133,7 @@ static rtcosim_status sum_csv(const char *path, table_sum *s, rtcosim_error *err
     for (size_t c = 0; st == RTCOSIM_OK && c < s->count; c++) {
         s->columns[c].unit = units[c];
         s->columns[c].text = s->columns[c].words > 0 && s->columns[c].numbers == 0;
+        s->columns[c].empty = s->columns[c].words == 0 && s->columns[c].numbers == 0;
     }
     free(units);
     free(row);
@@ -143,6 +155,7 @@ static rtcosim_status sum_columns(table_sum *s, const result_table *t, rtcosim_e
     free(names);
     for (size_t c = 0; st == RTCOSIM_OK && c < t->column_count; c++) {
         s->columns[c].text = t->columns[c].text;
+        s->columns[c].empty = t->columns[c].empty;
         if (t->columns[c].unit && !(s->columns[c].unit = strdup(t->columns[c].unit)))
             st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
     }
@@ -204,6 +217,16 @@ static rtcosim_status sum_mat(const char *path, table_sum *s, bool *streamed, rt
     return st;
 }
 
+/* i (-2^63 .. 2^64 - 1) in decimal into buf[24]; buf. */
+static const char *integer_text(__int128 i, char *buf)
+{
+    if (i < 0)
+        snprintf(buf, 24, "%" PRId64, (int64_t)i);
+    else
+        snprintf(buf, 24, "%" PRIu64, (uint64_t)i);
+    return buf;
+}
+
 rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_error *err)
 {
     table_sum s;
@@ -216,9 +239,11 @@ rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_
         st = sum_table(path, &s, err);
     if (st != RTCOSIM_OK)
         return st;
-    size_t text = 0;
-    for (size_t c = 0; c < s.count; c++)
+    size_t text = 0, empty = 0;
+    for (size_t c = 0; c < s.count; c++) {
         text += s.columns[c].text;
+        empty += s.columns[c].empty;
+    }
     fprintf(out, "%-20s %s (%s)\n%-20s %zu", "results", path,
             mat ? "Modelica/Dymola MAT" : "CSV", "rows", s.rows);
     if (s.rows) {
@@ -228,9 +253,11 @@ rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_
         else if (s.rows > 1)
             fprintf(out, ", steps %.9g .. %.9g (events, variable steps)", s.step_lo, s.step_hi);
     }
-    fprintf(out, "\n%-20s %zu numeric", "columns", s.count - text);
+    fprintf(out, "\n%-20s %zu numeric", "columns", s.count - text - empty);
     if (text)
         fprintf(out, ", %zu text (String, Binary)", text);
+    if (empty)
+        fprintf(out, ", %zu without a value", empty);
     fprintf(out, "\n\n%-40s %-10s %14s %14s %s\n", "column", "unit", "min", "max", "no number");
     for (size_t c = 0; c < s.count; c++) {
         const column_sum *col = &s.columns[c];
@@ -238,9 +265,19 @@ rtcosim_status rtcosim_results_print_table(const char *path, FILE *out, rtcosim_
             fprintf(out, "%-40s %-10s %14s\n", col->name, col->unit ? col->unit : "-", "(text)");
             continue;
         }
-        if (col->missing == s.rows)
+        char lo[24], hi[24];
+        if (col->empty)
+            fprintf(out, "%-40s %-10s %14s\n", col->name, col->unit ? col->unit : "-",
+                    "(no value)");
+        else if (col->missing == s.rows)
             fprintf(out, "%-40s %-10s %14s %14s %zu\n", col->name, col->unit ? col->unit : "-",
                     "-", "-", col->missing);
+        else if (col->ints && col->ints == col->numbers)
+            fprintf(out, "%-40s %-10s %14s %14s %zu\n", col->name, col->unit ? col->unit : "-",
+                    integer_text(col->ilo, lo), integer_text(col->ihi, hi), col->missing);
+        else if (!col->fractional && fabs(col->lo) < 1e15 && fabs(col->hi) < 1e15)
+            fprintf(out, "%-40s %-10s %14.0f %14.0f %zu\n", col->name,
+                    col->unit ? col->unit : "-", col->lo, col->hi, col->missing);
         else
             fprintf(out, "%-40s %-10s %14.6g %14.6g %zu\n", col->name,
                     col->unit ? col->unit : "-", col->lo, col->hi, col->missing);

@@ -57,6 +57,9 @@ bool plot_csv_field(const char **p, const char *end, char *out, size_t size);
  * strtod in the C locale: "nan" and "inf" too), or text (NaN). */
 typedef enum plot_cell { PLOT_CELL_EMPTY, PLOT_CELL_NUMBER, PLOT_CELL_WORD } plot_cell;
 plot_cell plot_csv_number(const char *text, double *value);
+/* Whether text is an integer literal of int64 or uint64 (an optional sign,
+ * then digits only): its sign and magnitude (-2^63 .. 2^64 - 1). */
+bool plot_csv_integer(const char *text, bool *negative, uint64_t *magnitude);
 
 /* What a scan hands its reader: the header (the first column's name and the
  * `count` others' names), then each data row (its time in seconds, as the
