@@ -139,6 +139,16 @@ rtcosim_status plot_files_layout(const char *const *paths, size_t file_count,
                 text_named = name;
                 continue;
             }
+            /* a CSV's column without a value in any row (a String output
+             * that stayed ""): no curve, no legend entry */
+            if (t->columns[c].empty) {
+                if (n && result_names_have(variables, n, name)) {
+                    st = rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: '%s' has no value in any "
+                                           "row: nothing to draw", paths[f], name);
+                    goto done;
+                }
+                continue;
+            }
             plot_series *s = &series[series_count];
             s->unit = t->columns[c].unit;
             s->name = t->columns[c].name;
