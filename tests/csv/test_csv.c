@@ -221,6 +221,12 @@ static void bad_inputs_fail_with_file_and_line(void **state)
     expect_error("0,1\n1,2\n", RTCOSIM_EFORMAT, "in.csv:1: no header row: the first line holds"
                  " numbers only ('0'...)");
     expect_error("u,time\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: first column is \"u\"");
+    /* another separator (a spreadsheet's export with decimal commas): said,
+     * not "first column is \"time;u\"" */
+    expect_error("time;u\n0;1,5\n", RTCOSIM_EFORMAT, "in.csv:1: the header is one column, "
+                 "\"time;u\": values are read separated by commas, and this file separates "
+                 "them by semicolons");
+    expect_error("time\tu\n0\t1\n", RTCOSIM_EFORMAT, "separates them by tabs");
     expect_error("time,u\n", RTCOSIM_EFORMAT, "in.csv: no data rows");
     expect_error("time,u,u\n0,1,2\n", RTCOSIM_EFORMAT, "in.csv:1: column \"u\" appears twice");
     /* the first name repeated, by where its repeat stands; the time column too */
