@@ -343,7 +343,8 @@ def compare_results(reference, actual, variables=None, rtol=1e-6, atol=0.0, rang
 
 def read_result(filename, variables=None):
     """A results file read back: rtcosim's CSV (with or without its units
-    row), a Modelica/Dymola MAT file (rtcosim's, Dymola's, OpenModelica's,
+    row; also one separated by semicolons with decimal commas, as a
+    spreadsheet exports it where the decimal point is a comma), a Modelica/Dymola MAT file (rtcosim's, Dymola's, OpenModelica's,
     OMSimulator's), or an ASAM MDF 4 or MDF 3 measurement (.mf4, .mdf: CANape,
     CANoe, INCA, asammdf, rtcosim -o) -- no asammdf needed. Returns a Result:
     'time' and one float64 field per numeric variable, with its unit in

@@ -64,7 +64,7 @@ static char *next_line(parser *p)
     while (p->next < p->end) {
         char *line = p->next;
         size_t breaks;
-        char *nl = csv_row_end(line, p->end, &breaks);
+        char *nl = csv_row_end(line, p->end, &breaks, ',');
         char *stop = nl ? nl : p->end;
         p->next = nl ? nl + 1 : p->end;
         p->line = p->last_line + 1;
@@ -271,6 +271,8 @@ static rtcosim_status read_memory(const char *name, const void *data, size_t siz
             line += *q == '\n';
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: NUL byte in a text file", name, line);
     }
+    if (st == RTCOSIM_OK) /* (a spreadsheet's ';' and decimal commas: as ',' and '.') */
+        st = csv_semicolon_file(name, text, size, err);
     if (st == RTCOSIM_OK)
         st = read_header(&p, t, err);
     if (st == RTCOSIM_OK)

@@ -14,33 +14,45 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r';
 }
 
-char *csv_row_end(const char *row, const char *end, size_t *breaks)
+/* The quote state of a row past the character at *p (csv_split_fields's
+ * rules: a quote opens a field where the field begins, after blanks; ""
+ * inside is one quote, the next one closes it), `starts` saying that the
+ * character begins a field after it; *p moves past a doubled quote. True
+ * when the character stands outside quotes and is not a quote that opens. */
+static bool quote_step(const char **p, const char *end, bool *quoted, bool *field_start,
+                       bool starts)
+{
+    char c = **p;
+    if (*quoted) {
+        if (c == '"' && *p + 1 < end && (*p)[1] == '"')
+            ++*p;
+        else if (c == '"')
+            *quoted = false;
+        return false;
+    }
+    if (c == '"' && *field_start) {
+        *quoted = true, *field_start = false;
+        return false;
+    }
+    *field_start = starts || (*field_start && is_blank(c));
+    return true;
+}
+
+char *csv_row_end(const char *row, const char *end, size_t *breaks, char sep)
 {
     *breaks = 0;
     const char *nl = memchr(row, '\n', (size_t)(end - row));
     if (!memchr(row, '"', (size_t)((nl ? nl : end) - row)))
         return (char *)nl; /* (most rows: no quote, no scan) */
-    /* csv_split_fields's rules: a quote opens a field where the field
-     * begins (after blanks), "" inside is one quote, the next one closes */
     bool field_start = true, quoted = false;
     for (const char *p = row; p < end; p++) {
         char c = *p;
-        if (quoted) {
-            if (c == '"') {
-                if (p + 1 < end && p[1] == '"')
-                    p++;
-                else
-                    quoted = false;
-            } else if (c == '\n')
-                ++*breaks;
-        } else if (c == '\n')
-            return (char *)p;
-        else if (c == ',')
-            field_start = true;
-        else if (c == '"' && field_start)
-            quoted = true, field_start = false;
-        else if (!is_blank(c))
-            field_start = false;
+        if (quote_step(&p, end, &quoted, &field_start, c == sep)) {
+            if (c == '\n')
+                return (char *)p;
+        } else if (c == '\n') {
+            ++*breaks;
+        }
     }
     return NULL;
 }
@@ -195,5 +207,118 @@ rtcosim_status csv_check_names(const char *path, size_t lineno, char *const *fie
     if (repeat < n)
         return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: column \"%.40s\" appears twice",
                                  path, lineno, fields[repeat]);
+    return RTCOSIM_OK;
+}
+
+/* ---- a file separated by semicolons (decimal commas) ---- */
+
+char csv_header_separator(const char *line, const char *end)
+{
+    size_t commas = 0, semicolons = 0;
+    bool quoted = false, field_start = true;
+    for (const char *p = line; p < end; p++) {
+        char c = *p;
+        if (!quote_step(&p, end, &quoted, &field_start, c == ',' || c == ';'))
+            continue;
+        if (c == '\n')
+            break;
+        commas += c == ',', semicolons += c == ';';
+    }
+    return semicolons && !commas ? ';' : ',';
+}
+
+/* Whether [f, e) (blanks around it allowed) is a number with a decimal
+ * comma at `comma`: a sign, digits, the comma, digits, an exponent. */
+static bool decimal_comma(const char *f, const char *e, const char *comma)
+{
+    while (f < e && is_blank(*f))
+        f++;
+    while (e > f && is_blank(e[-1]))
+        e--;
+    const char *p = f + (f < e && (*f == '+' || *f == '-'));
+    const char *digits = p;
+    while (p < e && *p >= '0' && *p <= '9')
+        p++;
+    if (p == digits || p != comma)
+        return false;
+    digits = ++p;
+    while (p < e && *p >= '0' && *p <= '9')
+        p++;
+    if (p == digits)
+        return false;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        p += p < e && (*p == '+' || *p == '-');
+        digits = p;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+        if (p == digits)
+            return false;
+    }
+    return p == e;
+}
+
+rtcosim_status csv_semicolon_row(const char *path, size_t lineno, char *line, char *end,
+                                 rtcosim_error *err)
+{
+    char *p = line;
+    for (size_t field = 1;; field++) {
+        while (p < end && is_blank(*p))
+            p++;
+        if (p < end && *p == '"') { /* as it is: what is quoted is text */
+            for (p++; p < end; p++)
+                if (*p == '"' && !(p + 1 < end && p[1] == '"'))
+                    break;
+                else if (*p == '"')
+                    p++;
+            while (p < end && *p != ';') /* (text after the quote: the split's error) */
+                p++;
+        } else {
+            char *f = p;
+            while (p < end && *p != ';')
+                p++;
+            char *comma = memchr(f, ',', (size_t)(p - f));
+            if (comma && !decimal_comma(f, p, comma))
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: field %zu: '%.*s' holds "
+                                         "a comma and is no number (in a file separated by "
+                                         "semicolons the comma is the decimal point: text that "
+                                         "holds one is quoted)", path, lineno, field,
+                                         (int)(p - f < 40 ? p - f : 40), f);
+            if (comma)
+                *comma = '.';
+        }
+        if (p >= end)
+            return RTCOSIM_OK;
+        *p++ = ',';
+    }
+}
+
+rtcosim_status csv_semicolon_file(const char *path, char *data, size_t size, rtcosim_error *err)
+{
+    char *end = data + size, *row = data;
+    if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        row += 3;
+    size_t lineno = 1, breaks;
+    /* the header: the first line that is not blank (its end found as in a
+     * comma-separated file: the separator is not known before it) */
+    char sep = 0;
+    while (row < end) {
+        char *nl = csv_row_end(row, end, &breaks, sep ? sep : ',');
+        char *stop = nl ? nl : end;
+        if (!sep) {
+            const char *q = row;
+            while (q < stop && is_blank(*q))
+                q++;
+            if (q < stop && (sep = csv_header_separator(row, end)) != ';')
+                return RTCOSIM_OK;
+        }
+        if (sep) {
+            rtcosim_status st = csv_semicolon_row(path, lineno, row, stop, err);
+            if (st != RTCOSIM_OK)
+                return st;
+        }
+        row = nl ? nl + 1 : end;
+        lineno += 1 + breaks;
+    }
     return RTCOSIM_OK;
 }

@@ -15,7 +15,25 @@
  * NULL when the row runs to `end`: a line break inside a quoted field (RFC
  * 4180 2.6, a String value with a newline as the results write it) belongs
  * to the field; *breaks counts those. */
-char *csv_row_end(const char *row, const char *end, size_t *breaks);
+char *csv_row_end(const char *row, const char *end, size_t *breaks, char sep);
+
+/* A file separated by semicolons, as a spreadsheet or a measurement tool
+ * writes it where the decimal point is a comma ("time";"x" / 0;1,5): read
+ * as the comma-separated file it stands for. */
+/* The separator of the file whose header row starts at `line`: ';' when the
+ * header holds semicolons and no comma outside quotes, else ','. */
+char csv_header_separator(const char *line, const char *end);
+/* A row of such a file, [line, end), rewritten in place as the row it
+ * stands for (the same length): ';' outside quotes -> ',', a decimal comma
+ * in an unquoted number -> '.' ("-1,5e3"); quoted fields as they are. An
+ * unquoted field with a comma that is no number: the error (path, line,
+ * field), as it would split. */
+rtcosim_status csv_semicolon_row(const char *path, size_t lineno, char *line, char *end,
+                                 rtcosim_error *err);
+/* A whole file's bytes so rewritten when its header is separated by
+ * semicolons (its rows found with their quoted line breaks); nothing
+ * changed otherwise. */
+rtcosim_status csv_semicolon_file(const char *path, char *data, size_t size, rtcosim_error *err);
 
 rtcosim_status csv_split_fields(const char *path, size_t lineno, char *line, char **fields,
                                 size_t max, size_t *count, rtcosim_error *err);

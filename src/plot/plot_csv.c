@@ -86,6 +86,7 @@ typedef struct line_reader {
     size_t cap, start, end; /* unread bytes [start, end); one byte kept spare */
     bool eof;
     size_t lineno; /* the number the next line gets (for an error in it) */
+    char sep;      /* where a quoted field may start: after ',' (or ';', a file so separated) */
 } line_reader;
 
 /* The next line in place (without its '\n', which stays in the buffer;
@@ -102,7 +103,8 @@ static int next_line(line_reader *r, char **line, size_t *len, bool *newline, si
         size_t from = r->start; /* (a byte order mark is not the first field's start) */
         if (r->lineno == 1 && r->end - r->start >= 3 && memcmp(r->buf + from, "\xEF\xBB\xBF", 3) == 0)
             from += 3;
-        char *nl = r->start < r->end ? csv_row_end(r->buf + from, r->buf + r->end, breaks) : NULL;
+        char *nl = r->start < r->end ? csv_row_end(r->buf + from, r->buf + r->end, breaks, r->sep)
+                                     : NULL;
         if (nl || (r->eof && r->start < r->end)) {
             char *stop = nl ? nl : r->buf + r->end;
             *line = r->buf + r->start;
@@ -170,6 +172,7 @@ typedef struct scan {
     size_t rows;
     rtcosim_time_ns last_time;
     size_t last_line;
+    char sep;        /* the header's separator (0 before it): ';' rows are rewritten as ',' */
 } scan;
 
 static bool is_unit_blank(char c)
@@ -248,6 +251,18 @@ static rtcosim_status read_line(scan *s, char *line, size_t len, bool newline, r
      * alone is blank, also to the units row's finder) */
     if (s->lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
         line += 3, len -= 3;
+    /* a spreadsheet's file separated by semicolons (decimal commas), known
+     * by its header: each row read as the comma-separated one it stands for */
+    if (!s->sep) {
+        size_t i = 0;
+        while (i < len && is_unit_blank(line[i]))
+            i++;
+        if (i < len)
+            s->sep = csv_header_separator(line, line + len);
+    }
+    if (s->sep == ';' && (st = csv_semicolon_row(s->path, s->lineno, line, line + len, err)) !=
+                             RTCOSIM_OK)
+        return st;
     if (units_row(s, line, len, newline, err, &st))
         return st;
     if (memchr(line, '\0', len))
@@ -269,7 +284,7 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
 {
     if (units)
         *units = NULL;
-    line_reader r = {.path = path, .f = fopen(path, "rb")};
+    line_reader r = {.path = path, .f = fopen(path, "rb"), .sep = ','};
     if (!r.f)
         return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
                                  "%s: cannot open results file: %s", path, strerror(errno));
@@ -288,6 +303,7 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
         s.lineno++;
         st = read_line(&s, line, len, newline, err);
         s.lineno += breaks;
+        r.sep = s.sep == ';' ? ';' : ',';
     }
     if (st == RTCOSIM_OK && !s.header)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT,

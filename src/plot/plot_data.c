@@ -71,7 +71,7 @@ static const char *find_units_row(const char *data, size_t size, const char **ro
     int seen = 0;
     while (line < end) {
         size_t breaks; /* (a row's quoted line breaks are its own, as the readers take them) */
-        const char *nl = csv_row_end(line, end, &breaks);
+        const char *nl = csv_row_end(line, end, &breaks, ',');
         const char *le = nl ? nl : end;
         const char *q = line;
         while (q < le && (*q == ' ' || *q == '\r' || *q == '\t'))
@@ -104,6 +104,11 @@ rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *
     rtcosim_status st = util_read_text_file(path, path, "results file", &data, &size, err);
     if (st != RTCOSIM_OK)
         return st;
+    /* a spreadsheet's file separated by semicolons: as the ',' one it stands for */
+    if ((st = csv_semicolon_file(path, data, size, err)) != RTCOSIM_OK) {
+        free(data);
+        return st;
+    }
     /* units row: copy its cells, then blank it (spaces keep line numbers) */
     const char *units_end = NULL;
     const char *units = find_units_row(data, size, &units_end);

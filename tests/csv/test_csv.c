@@ -41,6 +41,36 @@ static void accepts_quoted_headers_crlf_blank_lines_and_bom(void **state)
     rtcosim_csv_free(t);
 }
 
+static bool every_text(void *context, const char *column)
+{
+    (void)context, (void)column;
+    return true;
+}
+
+/* A spreadsheet's export where the decimal point is a comma: separated by
+ * semicolons, numbers with a decimal comma (an exponent too), quoted text
+ * holding both; by hand, the values the comma-separated file has. */
+static void reads_a_file_separated_by_semicolons(void **state)
+{
+    (void)state;
+    rtcosim_csv *t = tu_csv("\xEF\xBB\xBF\"time\";\"u\";\"v\"\r\n0;1,5;-2\r\n0,1; -2,25e1 ;3.5\r\n");
+    assert_int_equal(rtcosim_csv_column_count(t), 2);
+    assert_string_equal(rtcosim_csv_column_name(t, 0), "u");
+    assert_int_equal(rtcosim_csv_row_count(t), 2);
+    assert_int_equal(rtcosim_csv_time(t, 1), 100000000);
+    assert_true(rtcosim_csv_value(t, 0, 0) == 1.5);
+    assert_true(rtcosim_csv_value(t, 1, 0) == -22.5);
+    assert_true(rtcosim_csv_value(t, 1, 1) == 3.5); /* (a decimal point still reads) */
+    rtcosim_csv_free(t);
+    rtcosim_csv *x = NULL;
+    rtcosim_error err;
+    static const char text[] = "time;s\n0;\"a;b,c\"\n";
+    assert_int_equal(rtcosim_csv_read_table_memory_text("in.csv", text, sizeof text - 1,
+                                                        every_text, NULL, &x, &err), RTCOSIM_OK);
+    assert_string_equal(rtcosim_csv_text(x, 0, 0), "a;b,c");
+    rtcosim_csv_free(x);
+}
+
 /* The units row `simulate --csv-units` writes under the header ("s" in
  * the time column, as plot, convert and compare read it) is no row; a
  * second one, one after the first row or one not right under the header is
@@ -221,12 +251,15 @@ static void bad_inputs_fail_with_file_and_line(void **state)
     expect_error("0,1\n1,2\n", RTCOSIM_EFORMAT, "in.csv:1: no header row: the first line holds"
                  " numbers only ('0'...)");
     expect_error("u,time\n0,1\n", RTCOSIM_EFORMAT, "in.csv:1: first column is \"u\"");
-    /* another separator (a spreadsheet's export with decimal commas): said,
-     * not "first column is \"time;u\"" */
-    expect_error("time;u\n0;1,5\n", RTCOSIM_EFORMAT, "in.csv:1: the header is one column, "
-                 "\"time;u\": values are read separated by commas, and this file separates "
-                 "them by semicolons");
-    expect_error("time\tu\n0\t1\n", RTCOSIM_EFORMAT, "separates them by tabs");
+    /* tabs (not read): said, not "first column is \"time\tu\"" */
+    expect_error("time\tu\n0\t1\n", RTCOSIM_EFORMAT, "in.csv:1: the header is one column, "
+                 "\"time u\": values are read separated by commas, and this file separates "
+                 "them by tabs"); /* (a message's control characters are blanks) */
+    /* a file separated by semicolons: a comma is its decimal point, so a
+     * field with a comma that is no number (thousands: 1.234,5) is refused */
+    expect_error("time;u\n0;1\n1;1.234,5\n", RTCOSIM_EFORMAT, "in.csv:3: field 2: '1.234,5' "
+                 "holds a comma and is no number");
+    expect_error("time;u;v\n0;1;a,b\n", RTCOSIM_EFORMAT, "in.csv:2: field 3: 'a,b' holds");
     expect_error("time,u\n", RTCOSIM_EFORMAT, "in.csv: no data rows");
     expect_error("time,u,u\n0,1,2\n", RTCOSIM_EFORMAT, "in.csv:1: column \"u\" appears twice");
     /* the first name repeated, by where its repeat stands; the time column too */
@@ -370,6 +403,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accepts_quoted_headers_crlf_blank_lines_and_bom),
+        cmocka_unit_test(reads_a_file_separated_by_semicolons),
         cmocka_unit_test(a_units_row_under_the_header_is_skipped),
         cmocka_unit_test(interpolates_linearly_between_rows),
         cmocka_unit_test_setup_teardown(reads_a_general_table_whose_first_column_is_not_time,
