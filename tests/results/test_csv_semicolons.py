@@ -7,7 +7,9 @@ file it stands for; every reader must take the two alike, byte for byte:
 RTCOSIM_CSV_WHOLE=1), `info`, `compare` (a match), `plot`, and
 `simulate --input-file` (the Feedthrough FMU's outputs). A field with a
 comma that is no number (a thousands separator, 1.234,5) is one line of
-error naming the file, line and field, and nothing is written.
+error naming the file, line and field, and nothing is written. The same
+table written by pandas 1.5.3 both ways (data/pandas_*.csv) converts to the
+same file, every number to the bit.
 Usage: test_csv_semicolons.py RTCOSIM FEEDTHROUGH_FMU"""
 import csv
 import os
@@ -78,6 +80,24 @@ with tempfile.TemporaryDirectory() as tmp:
             "--output-interval", "0.25", "-o", at(f"sim_{src}.csv"))
     assert read(at("sim_de.csv")) == read(at("sim_en.csv"))
     assert read(at("sim_en.csv")).count(b"\n") == 6  # (the header, 0 .. 1 s by 0.25)
+
+    # the same table written by pandas 1.5.3 (to_csv(sep=';', decimal=',') and
+    # to_csv()): 16 rows, doubles of 17 digits and exponents, a NaN, text
+    # with ';' and ',' quoted where pandas quotes it (data/, written once)
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    for whole in ("0", "1"):
+        env = {"RTCOSIM_CSV_WHOLE": whole}
+        for src in ("semicolons", "commas"):
+            run("convert", os.path.join(data, f"pandas_{src}.csv"), at(f"pd_{src}.csv"), env=env)
+        assert read(at("pd_semicolons.csv")) == read(at("pd_commas.csv")), whole
+    with open(at("pd_semicolons.csv"), newline="") as f:
+        table = list(csv.reader(f))
+    with open(os.path.join(data, "pandas_commas.csv"), newline="") as f:
+        truth = list(csv.reader(f))
+    assert len(table) == len(truth) == 17
+    for got, want in zip(table[1:], truth[1:]):  # every number to the bit
+        assert [float(x) if x not in ("", "nan") else None for x in got[:4]] == \
+            [float(x) if x else None for x in want[:4]], (got, want)
 
     # a comma that is no decimal point: refused where it stands
     with open(at("thousands.csv"), "w") as f:
