@@ -125,18 +125,14 @@ rtcosim_status csv_split_header(const char *path, size_t lineno, char *line, cha
     if (!(*fields = calloc(n, sizeof **fields)))
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     csv_split_fields(path, lineno, line, *fields, n, count, NULL);
-    /* a header of one column holding semicolons or tabs: a file a spreadsheet
-     * or a measurement tool wrote with another separator (and, with ';',
-     * likely decimal commas), which every row would then contradict */
-    const char *other = *count != 1           ? NULL
-                        : strchr((*fields)[0], ';')  ? "semicolons"
-                        : strchr((*fields)[0], '\t') ? "tabs"
-                                                     : NULL;
-    if (other) {
+    /* a header of one column holding tabs: a file separated by tabs (those
+     * separated by semicolons were rewritten before: csv_semicolon_row),
+     * which every row would then contradict */
+    if (*count == 1 && strchr((*fields)[0], '\t')) {
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: the header is one column, \"%.40s\": "
                                "values are read separated by commas, and this file separates "
-                               "them by %s (write it with ',' between values and '.' as the "
-                               "decimal point)", path, lineno, (*fields)[0], other);
+                               "them by tabs (write it with ',' between values and '.' as the "
+                               "decimal point)", path, lineno, (*fields)[0]);
         free(*fields);
         *fields = NULL;
         return st;

@@ -105,14 +105,20 @@ static inline void share_events(rtcosim_events *sim, worker *w)
     event_pool_share(&w->pool, &sim->workers[0].pool, sizeof *sim->workers, sim->worker_count);
 }
 
-/* A slow path of the queue that ran out of memory lost an event: the
- * thread fails. */
-static inline void queue_check(worker *w)
+/* The queue ran out of memory and lost an event (a push refused, or its
+ * slow path `failed`): the thread fails, once. */
+static inline void queue_fail(worker *w)
 {
-    if (w->calendar.failed && !w->failed) {
+    if (!w->failed) {
         w->failed = true;
         rtcosim_error_set(&w->err, RTCOSIM_ENOMEM, "events: out of memory for the queue");
     }
+}
+
+static inline void queue_check(worker *w)
+{
+    if (w->calendar.failed)
+        queue_fail(w);
 }
 
 static inline rtcosim_time_ns add_sat(rtcosim_time_ns a, rtcosim_time_ns b)
@@ -133,10 +139,8 @@ static void worker_loop(conservative_run *run, worker *w)
             unsigned slot = (unsigned)q * T + me;
             for (rtcosim_event *ev = from->outbox_head[slot], *next; ev; ev = next) {
                 next = ev->next;
-                if (!event_calendar_push(&w->calendar, ev) && !w->failed) {
-                    w->failed = true;
-                    rtcosim_error_set(&w->err, RTCOSIM_ENOMEM, "events: out of memory");
-                }
+                if (!event_calendar_push(&w->calendar, ev))
+                    queue_fail(w);
             }
             from->outbox_head[slot] = from->outbox_tail[slot] = NULL;
         }

@@ -363,15 +363,12 @@ static rtcosim_status stream_records(rd *r, group *g, size_t ng, const size_t *k
     double *held = malloc((kept ? kept : 1) * sizeof *held);
     size_t *cols = malloc((kept ? kept : 1) * sizeof *cols);
     /* the exact columns' bits (a group streamed alone: column_exact) */
-    size_t exact = 0;
-    for (size_t c = 0; c < kept; c++)
-        exact += column_exact(g, plan, c, nk) != RESULT_EXACT_NONE;
+    bool *is_exact = calloc(kept ? kept : 1, sizeof *is_exact), exact = false;
+    for (size_t c = 0; is_exact && c < kept; c++)
+        exact |= is_exact[c] = column_exact(g, plan, c, nk) != RESULT_EXACT_NONE;
     uint64_t *bits = exact ? calloc(kept, sizeof *bits) : NULL;
-    bool *is_exact = exact ? calloc(kept, sizeof *is_exact) : NULL;
-    rtcosim_status st = cs && held && cols && (!exact || (bits && is_exact)) ? RTCOSIM_OK
+    rtcosim_status st = cs && held && cols && is_exact && (!exact || bits) ? RTCOSIM_OK
                                                                             : mdf_oom(r);
-    for (size_t c = 0; st == RTCOSIM_OK && exact && c < kept; c++)
-        is_exact[c] = column_exact(g, plan, c, nk) != RESULT_EXACT_NONE;
     for (size_t c = 0; st == RTCOSIM_OK && c < kept; c++)
         held[c] = NAN;
     size_t used = 0;
@@ -407,7 +404,7 @@ static rtcosim_status stream_records(rd *r, group *g, size_t ng, const size_t *k
                 for (size_t m = 0; m < c->ncols; m++) {
                     const chan *ch = &c->g->chans[plan[c->cols[m]].i];
                     held[c->cols[m]] = mdf_value(ch, c->rec, inval, c->n);
-                    if (is_exact && is_exact[c->cols[m]])
+                    if (bits && is_exact[c->cols[m]])
                         bits[c->cols[m]] = mdf_raw_bits(ch, c->rec);
                 }
                 c->n++;

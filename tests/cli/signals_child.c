@@ -30,13 +30,8 @@ child spawn(const char *dir, const char *const *args)
     char tmp[512];
     snprintf(tmp, sizeof tmp, "%s/tmp", dir);
     mkdir(tmp, 0700);
-    const char *argv[40] = {RTCOSIM_CLI_PATH};
-    size_t n = 1;
-    while (args[n - 1] && n < 39) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    const char *argv[40];
+    tu_cli_argv(argv, 40, RTCOSIM_CLI_PATH, args);
     c.pid = fork();
     assert_true(c.pid >= 0);
     if (c.pid == 0) {

@@ -33,13 +33,8 @@
 /* Run the CLI with args (NULL-terminated), stderr into err_path; exit code. */
 static int run_cli(const char *err_path, const char *const *args)
 {
-    const char *argv[32] = {RTCOSIM_CLI_PATH};
-    size_t n = 1;
-    while (args[n - 1] && n < 31) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    const char *argv[32];
+    tu_cli_argv(argv, 32, RTCOSIM_CLI_PATH, args);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {

@@ -41,13 +41,8 @@ static double now_s(void)
  * fd3 >= 0, that file as its fd 3. */
 static pid_t start_cli(const char *err_path, const char *const *args, int fd3)
 {
-    const char *argv[40] = {RTCOSIM_CLI_PATH};
-    size_t n = 1;
-    while (args[n - 1] && n < 39) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    const char *argv[40];
+    tu_cli_argv(argv, 40, RTCOSIM_CLI_PATH, args);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {

@@ -23,13 +23,8 @@
 /* Run the CLI with argv (NULL-terminated), stderr to a file; exit code. */
 static int run_cli(const char *stderr_file, const char *const *args)
 {
-    const char *argv[32] = {RTCOSIM_CLI_PATH};
-    size_t n = 1;
-    while (args[n - 1] && n < 31) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    const char *argv[32];
+    tu_cli_argv(argv, 32, RTCOSIM_CLI_PATH, args);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {

@@ -27,13 +27,8 @@ static int run_cli_to(const char *dir, const char *const *args, const char *stdo
     char out_path[512], err_path[512];
     snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
     snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
-    const char *argv[32] = {RTCOSIM_CLI_PATH};
-    size_t n = 1;
-    while (args[n - 1] && n < 31) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    const char *argv[32];
+    tu_cli_argv(argv, 32, RTCOSIM_CLI_PATH, args);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {

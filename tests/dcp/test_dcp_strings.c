@@ -382,9 +382,8 @@ static int run_cli(const char *const *args, const char *err_path)
             _exit(126);
         if (!freopen("/dev/null", "w", stdout))
             _exit(126);
-        const char *argv[32] = {RTCOSIM_CLI_PATH};
-        for (size_t i = 0; args[i] && i < 30; i++)
-            argv[i + 1] = args[i];
+        const char *argv[32];
+        tu_cli_argv(argv, 32, RTCOSIM_CLI_PATH, args);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }

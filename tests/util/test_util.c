@@ -111,6 +111,15 @@ static void make_parents(const char *path)
     }
 }
 
+void tu_cli_argv(const char **argv, size_t cap, const char *cli, const char *const *args)
+{
+    size_t n = 0;
+    argv[n++] = cli;
+    for (; args[n - 1] && n + 1 < cap; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+}
+
 void tu_write_file(const char *path, const char *text)
 {
     make_parents(path);

@@ -60,6 +60,10 @@ void tu_zip(const char *zip_path, const tu_entry *entries, size_t n);
  * write one name twice: for archives with duplicate entries. */
 void tu_zip_raw(const char *zip_path, const tu_entry *entries, size_t n);
 /* Write text to path, creating missing parent directories. */
+/* argv for execv into argv[0..cap): cli, then the NULL-terminated args (at
+ * most cap - 2 of them), then NULL. */
+void tu_cli_argv(const char **argv, size_t cap, const char *cli, const char *const *args);
+
 void tu_write_file(const char *path, const char *text);
 /* An SSD at path: Strings' Steps_output (grows "ab" a step) into component
  * f's String_input and Notes' trail (grows a byte a step) into its
