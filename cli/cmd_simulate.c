@@ -675,9 +675,10 @@ static int run_simulate(int argc, char **argv)
         goto done;
     /* Binary inputs' cells stay text (hex, as fmusim reads them); a MAT
      * result file holds numbers */
+    rtcosim_simulate_column_map map = {c, a.input_names, a.input_columns, a.input_column_count};
     if (a.input_file &&
-        rtcosim_csv_read_input_file(a.input_file, rtcosim_simulate_text_column, c, &input,
-                                    &err) != RTCOSIM_OK) {
+        rtcosim_csv_read_input_file(a.input_file, rtcosim_simulate_mapped_text_column, &map,
+                                    &input, &err) != RTCOSIM_OK) {
         cli_fail_error(&err);
         goto done;
     }

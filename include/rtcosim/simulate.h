@@ -148,6 +148,16 @@ rtcosim_status rtcosim_example_fmu_path(const char *file_name, char *out, size_t
  * number read as a double keeps 53 bits); component is the
  * rtcosim_component the table is for. */
 bool rtcosim_simulate_text_column(void *component, const char *column);
+/* The same for a file whose columns drive inputs of other names
+ * (`simulate --input-column INPUT=COLUMN`): map is a
+ * rtcosim_simulate_column_map; a mapped column is asked under its input's
+ * name, the others under their own. */
+typedef struct rtcosim_simulate_column_map {
+    void *component;
+    const char *const *inputs, *const *columns; /* inputs[i] is driven by columns[i] */
+    size_t count;
+} rtcosim_simulate_column_map;
+bool rtcosim_simulate_mapped_text_column(void *map, const char *column);
 /* Its former name (the same predicate). */
 bool rtcosim_simulate_binary_column(void *component, const char *column);
 

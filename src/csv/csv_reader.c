@@ -567,3 +567,108 @@ rtcosim_status csv_from_series(const char *name, size_t rows, const double *time
     *out = t;
     return RTCOSIM_OK;
 }
+
+/* ---- fmusim's array cells ---- */
+
+rtcosim_status csv_split_array_columns(const rtcosim_csv *in, const size_t *widths,
+                                       const char *const *const *names,
+                                       bool (*is_text)(void *context, const char *column),
+                                       void *context, rtcosim_csv **out, rtcosim_error *err)
+{
+    *out = NULL;
+    size_t cols = 0, text_bytes = 0, widest = 1;
+    for (size_t c = 0; c < in->column_count; c++) {
+        if (widths[c] && !(in->is_text && in->is_text[c]))
+            return rtcosim_error_set(err, RTCOSIM_EINVAL, "%s: column '%s' holds an array, but "
+                                     "its cells were read as numbers", in->name,
+                                     in->column_names[c]);
+        cols += widths[c] ? widths[c] : 1;
+        widest = widths[c] > widest ? widths[c] : widest;
+        for (size_t r = 0; in->is_text && in->is_text[c] && r < in->row_count; r++)
+            text_bytes += strlen(in->cells[r * in->column_count + c]) + 1;
+    }
+    rtcosim_csv *t = calloc(1, sizeof *t);
+    char **tokens = malloc(widest * sizeof *tokens);
+    rtcosim_status st = RTCOSIM_OK;
+    if (!t || !tokens || !(t->name = strdup(in->name)) ||
+        !(t->first_column = strdup(in->first_column)) ||
+        !(t->column_names = calloc(cols + 1, sizeof *t->column_names)) ||
+        !(t->is_text = calloc(cols + 1, sizeof *t->is_text)) ||
+        !(t->text = malloc(text_bytes + 1)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", in->name);
+    if (st == RTCOSIM_OK)
+        t->column_count = cols;
+    while (st == RTCOSIM_OK && t->row_capacity < in->row_count)
+        st = grow_rows(t, err);
+    if (st == RTCOSIM_OK && !t->cells &&
+        !(t->cells = calloc(t->row_capacity * (cols ? cols : 1), sizeof *t->cells)))
+        st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", in->name);
+    /* the column names and kinds */
+    for (size_t c = 0, o = 0; c < in->column_count && st == RTCOSIM_OK; c++) {
+        size_t w = widths[c] ? widths[c] : 1;
+        for (size_t k = 0; k < w && st == RTCOSIM_OK; k++, o++) {
+            const char *name = widths[c] ? names[c][k] : in->column_names[c];
+            if (!(t->column_names[o] = strdup(name)))
+                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", in->name);
+            t->is_text[o] = widths[c] ? is_text && is_text(context, name)
+                                      : in->is_text && in->is_text[c];
+        }
+    }
+    /* the rows: text copied (split cells in place), elements parsed */
+    char *at = t->text;
+    for (size_t r = 0; r < in->row_count && st == RTCOSIM_OK; r++) {
+        t->times[r] = in->times[r];
+        t->lines[r] = in->lines[r];
+        t->row_count = r + 1;
+        for (size_t c = 0, o = 0; c < in->column_count && st == RTCOSIM_OK; c++) {
+            size_t from = r * in->column_count + c, to = r * cols + o;
+            if (!(in->is_text && in->is_text[c])) {
+                t->values[to] = in->values[from];
+                o++;
+                continue;
+            }
+            size_t len = strlen(in->cells[from]);
+            memcpy(at, in->cells[from], len + 1);
+            char *cell = at;
+            at += len + 1;
+            if (!widths[c]) {
+                t->cells[to] = cell;
+                t->values[to] = NAN;
+                o++;
+                continue;
+            }
+            size_t n = csv_split_blanks(cell, tokens, widths[c]);
+            if (n != widths[c]) {
+                st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                       "%s:%zu: column %zu ('%s'): %zu value%s, but the array has "
+                                       "%zu elements (separated by spaces, in row-major order)",
+                                       in->name, in->lines[r], c + 2, in->column_names[c], n,
+                                       n == 1 ? "" : "s", widths[c]);
+                break;
+            }
+            for (size_t k = 0; k < n && st == RTCOSIM_OK; k++, o++) {
+                t->cells[r * cols + o] = tokens[k];
+                t->values[r * cols + o] = NAN;
+                if (t->is_text[o])
+                    continue;
+                char *end = NULL;
+                double v = strtod(tokens[k], &end);
+                if (*end != '\0' || !isfinite(v))
+                    st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                           "%s:%zu: column %zu ('%s'): element %zu ('%s'), "
+                                           "'%.*s', is not a finite number", in->name,
+                                           in->lines[r], c + 2, in->column_names[c], k + 1,
+                                           names[c][k], QUOTE_IN_MESSAGE, tokens[k]);
+                t->values[r * cols + o] = v;
+                t->cells[r * cols + o] = NULL;
+            }
+        }
+    }
+    free(tokens);
+    if (st != RTCOSIM_OK) {
+        rtcosim_csv_free(t);
+        return st;
+    }
+    *out = t;
+    return RTCOSIM_OK;
+}

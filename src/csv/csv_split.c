@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parse_double.h"
+
 /* (a CR is blank too: a stray one, as old Mac line ends or a doubled CRLF
  * leave, is no cell content, the same in every reader) */
 static bool is_blank(char c)
@@ -295,17 +297,19 @@ rtcosim_status csv_semicolon_file(const char *path, char *data, size_t size, rtc
     if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
         row += 3;
     size_t lineno = 1, breaks;
-    /* the header: the first line that is not blank (its end found as in a
-     * comma-separated file: the separator is not known before it) */
+    /* the header: the first line that is not blank, its end found with the
+     * separator it has (a quote after a ';' opens a field: a header's quoted
+     * line break belongs to it, as the line at a time reader takes it) */
     char sep = 0;
     while (row < end) {
-        char *nl = csv_row_end(row, end, &breaks, sep ? sep : ',');
+        char row_sep = sep ? sep : csv_header_separator(row, end);
+        char *nl = csv_row_end(row, end, &breaks, row_sep);
         char *stop = nl ? nl : end;
         if (!sep) {
             const char *q = row;
             while (q < stop && is_blank(*q))
                 q++;
-            if (q < stop && (sep = csv_header_separator(row, end)) != ';')
+            if (q < stop && (sep = row_sep) != ';')
                 return RTCOSIM_OK;
         }
         if (sep) {
@@ -317,4 +321,76 @@ rtcosim_status csv_semicolon_file(const char *path, char *data, size_t size, rtc
         lineno += 1 + breaks;
     }
     return RTCOSIM_OK;
+}
+
+/* ---- fmusim's arrays: the elements in one cell, separated by spaces ---- */
+
+/* How many numbers [f, e) holds separated by blanks when it is two or more
+ * and nothing else, else 0. */
+static size_t number_list(const char *f, const char *e)
+{
+    size_t n = 0;
+    for (;;) {
+        while (f < e && is_blank(*f))
+            f++;
+        if (f == e)
+            return n >= 2 ? n : 0;
+        const char *t = f;
+        while (t < e && !is_blank(*t))
+            t++;
+        double v;
+        if (!util_parse_double(f, (size_t)(t - f), &v))
+            return 0;
+        n++;
+        f = t;
+    }
+}
+
+size_t csv_array_widths(const char *line, const char *end, size_t *widths, size_t max)
+{
+    for (size_t c = 0; c < max; c++)
+        widths[c] = 0;
+    size_t field = 0;
+    for (const char *p = line;; field++) {
+        const char *f = p;
+        while (f < end && is_blank(*f))
+            f++;
+        bool quoted = f < end && *f == '"';
+        const char *q = f;
+        if (quoted) {
+            for (q++; q < end; q++) {
+                if (*q == '"' && q + 1 < end && q[1] == '"') {
+                    q++;
+                } else if (*q == '"') {
+                    q++;
+                    break;
+                }
+            }
+        }
+        while (q < end && *q != ',')
+            q++;
+        if (field >= 1 && field - 1 < max && !quoted)
+            widths[field - 1] = number_list(f, q);
+        if (q >= end)
+            return field + 1;
+        p = q + 1;
+    }
+}
+
+size_t csv_split_blanks(char *cell, char **tokens, size_t max)
+{
+    size_t n = 0;
+    for (char *s = cell;;) {
+        while (is_blank(*s))
+            s++;
+        if (!*s)
+            return n;
+        if (n < max)
+            tokens[n] = s;
+        n++;
+        while (*s && !is_blank(*s))
+            s++;
+        if (*s)
+            *s++ = '\0';
+    }
 }

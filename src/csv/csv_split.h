@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rtcosim/csv.h"
 #include "rtcosim/status.h"
 
 /* The '\n' that ends the CSV row beginning at `row` (data up to `end`), or
@@ -52,5 +53,27 @@ rtcosim_status csv_split_header(const char *path, size_t lineno, char *line, cha
  * s on a header of 100 000 columns. */
 rtcosim_status csv_check_names(const char *path, size_t lineno, char *const *fields, size_t n,
                                rtcosim_error *err);
+
+/* fmusim writes an array variable as one column, its elements in one cell
+ * separated by spaces ("1 2 3", row-major; FMIRecorder.c), and reads input
+ * arrays so. csv_array_widths: for the row [line, end) (unsplit, a
+ * results file's first data row), widths[c] of the column after the time
+ * column c (up to max) the count of such numbers in an unquoted cell that
+ * holds two or more and nothing else, else 0 (a quoted cell is text, as
+ * both fmusim and rtcosim write String values); returns the row's field
+ * count. csv_split_blanks: a cell's values separated by blanks, in place
+ * (NULs written between them); returns their count, up to max starts
+ * kept in tokens. */
+size_t csv_array_widths(const char *line, const char *end, size_t *widths, size_t max);
+size_t csv_split_blanks(char *cell, char **tokens, size_t max);
+/* A copy of `table` in which each column c with widths[c] > 0 (a text
+ * column holding such cells) is replaced, in its place, by widths[c]
+ * columns named names[c][0..widths[c]), numbers or, where is_text(context,
+ * name), text. A cell with another count of values, or an element that is
+ * no finite number, is an error naming file, line and column. */
+rtcosim_status csv_split_array_columns(const rtcosim_csv *table, const size_t *widths,
+                                       const char *const *const *names,
+                                       bool (*is_text)(void *context, const char *column),
+                                       void *context, rtcosim_csv **out, rtcosim_error *err);
 
 #endif

@@ -186,8 +186,10 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
                                "is no file");
         goto done;
     }
+    rtcosim_simulate_column_map map = {c, o->input_column_inputs, o->input_columns,
+                                       o->input_column_count};
     if (o->input_file &&
-        (st = rtcosim_csv_read_input_file(o->input_file, rtcosim_simulate_text_column, c,
+        (st = rtcosim_csv_read_input_file(o->input_file, rtcosim_simulate_mapped_text_column, &map,
                                           &input, err)) != RTCOSIM_OK)
         goto done;
     if (o->input_column_count &&

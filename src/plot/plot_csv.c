@@ -86,7 +86,8 @@ typedef struct line_reader {
     size_t cap, start, end; /* unread bytes [start, end); one byte kept spare */
     bool eof;
     size_t lineno; /* the number the next line gets (for an error in it) */
-    char sep;      /* where a quoted field may start: after ',' (or ';', a file so separated) */
+    char sep;      /* where a quoted field may start: after ',' (or ';', a file so
+                    * separated); 0 before the header */
 } line_reader;
 
 /* The next line in place (without its '\n', which stays in the buffer;
@@ -103,8 +104,12 @@ static int next_line(line_reader *r, char **line, size_t *len, bool *newline, si
         size_t from = r->start; /* (a byte order mark is not the first field's start) */
         if (r->lineno == 1 && r->end - r->start >= 3 && memcmp(r->buf + from, "\xEF\xBB\xBF", 3) == 0)
             from += 3;
-        char *nl = r->start < r->end ? csv_row_end(r->buf + from, r->buf + r->end, breaks, r->sep)
-                                     : NULL;
+        /* (before the header: its end found with the separator it has) */
+        char *nl = NULL;
+        if (r->start < r->end) {
+            char sep = r->sep ? r->sep : csv_header_separator(r->buf + from, r->buf + r->end);
+            nl = csv_row_end(r->buf + from, r->buf + r->end, breaks, sep);
+        }
         if (nl || (r->eof && r->start < r->end)) {
             char *stop = nl ? nl : r->buf + r->end;
             *line = r->buf + r->start;
@@ -173,6 +178,14 @@ typedef struct scan {
     rtcosim_time_ns last_time;
     size_t last_line;
     char sep;        /* the header's separator (0 before it): ';' rows are rewritten as ',' */
+    /* The header reaches the sink with the first row, whose cells say which
+     * columns hold fmusim's arrays ("1 2 3": split into name[1], ...): till
+     * then its names are kept here (copies: the line buffer moves). */
+    bool delivered;
+    char **names;    /* columns + 1: the first column's name, then the others */
+    size_t *widths;  /* per column: its elements, 0 for a column of one value; NULL: no array */
+    size_t total;    /* the columns the sink sees */
+    char **cells;    /* total: a row's cells as the sink sees them (with widths) */
 } scan;
 
 static bool is_unit_blank(char c)
@@ -216,13 +229,142 @@ static rtcosim_status read_header(scan *s, char *line, rtcosim_error *err)
     if ((st = csv_check_names(s->path, s->lineno, s->fields, n, err)) != RTCOSIM_OK)
         return st;
     s->header = true;
-    return s->sink->header(s->sink->context, s->fields[0], s->columns, s->fields + 1, err);
+    if (!(s->names = calloc(n + 1, sizeof *s->names)))
+        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    for (size_t i = 0; i < n; i++)
+        if (!(s->names[i] = strdup(s->fields[i])))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+    return RTCOSIM_OK;
+}
+
+/* The units row with each array column's unit repeated for its elements. */
+static char *units_for_elements(const scan *s)
+{
+    size_t len = strlen(s->units), size = 2 * len + 3 * (s->total + 1) + 2;
+    const char *p = s->units, *pe = s->units + len;
+    char unit[128], *out = malloc(size), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t c = 0; c <= s->columns; c++) {
+        if (!(p <= pe && plot_csv_field(&p, pe, unit, sizeof unit)))
+            unit[0] = '\0';
+        size_t repeat = c > 0 && s->widths[c - 1] ? s->widths[c - 1] : 1;
+        for (size_t k = 0; k < repeat; k++) {
+            if ((size_t)(o - out) + 2 * strlen(unit) + 4 > size) {
+                size_t at = (size_t)(o - out);
+                char *bigger = realloc(out, size = 2 * size + 2 * strlen(unit) + 4);
+                if (!bigger) {
+                    free(out);
+                    return NULL;
+                }
+                out = bigger, o = out + at;
+            }
+            if (o > out)
+                *o++ = ',';
+            *o++ = '"';
+            for (const char *u = unit; *u; u++) {
+                if (*u == '"')
+                    *o++ = '"';
+                *o++ = *u;
+            }
+            *o++ = '"';
+        }
+    }
+    *o++ = '\n';
+    *o = '\0';
+    return out;
+}
+
+/* The header to the sink, its arrays known from the first row, the line
+ * [row, row_end) before it is split (row NULL: a file without rows). */
+static rtcosim_status deliver_header(scan *s, const char *row, const char *row_end,
+                                     rtcosim_error *err)
+{
+    s->delivered = true;
+    s->total = s->columns;
+    size_t arrays = 0;
+    if (row) {
+        if (!(s->widths = calloc(s->columns + 1, sizeof *s->widths)))
+            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+        csv_array_widths(row, row_end, s->widths, s->columns);
+        for (size_t c = 0; c < s->columns; c++)
+            if (s->widths[c])
+                arrays++, s->total += s->widths[c] - 1;
+    }
+    if (!arrays) {
+        free(s->widths);
+        s->widths = NULL;
+        return s->sink->header(s->sink->context, s->names[0], s->columns, s->names + 1, err);
+    }
+    char **names = calloc(s->total + 1, sizeof *names);
+    s->cells = calloc(s->total + 1, sizeof *s->cells);
+    rtcosim_status st = names && s->cells ? RTCOSIM_OK
+                                          : rtcosim_error_set(err, RTCOSIM_ENOMEM,
+                                                              "%s: out of memory", s->path);
+    for (size_t c = 0, o = 0; c < s->columns && st == RTCOSIM_OK; c++) {
+        const char *name = s->names[c + 1];
+        for (size_t k = 0; k < (s->widths[c] ? s->widths[c] : 1) && st == RTCOSIM_OK; k++, o++) {
+            size_t size = strlen(name) + 24;
+            if (!(names[o] = malloc(size)))
+                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+            else if (s->widths[c])
+                snprintf(names[o], size, "%s[%zu]", name, k + 1);
+            else
+                memcpy(names[o], name, strlen(name) + 1);
+        }
+    }
+    if (st == RTCOSIM_OK && s->units) {
+        char *units = units_for_elements(s);
+        if (!units)
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
+        free(s->units);
+        s->units = units;
+    }
+    if (st == RTCOSIM_OK)
+        st = s->sink->header(s->sink->context, s->names[0], s->total, names, err);
+    for (size_t o = 0; names && o < s->total; o++)
+        free(names[o]);
+    free(names);
+    return st;
+}
+
+/* A row's cells with each array cell split into its elements (an empty
+ * cell: each element empty); another count than the first row's is an
+ * error. */
+static rtcosim_status split_arrays(scan *s, rtcosim_error *err)
+{
+    for (size_t c = 0, o = 0; c < s->columns; c++) {
+        char *cell = s->fields[c + 1];
+        size_t w = s->widths[c];
+        if (!w) {
+            s->cells[o++] = cell;
+            continue;
+        }
+        size_t n = csv_split_blanks(cell, s->cells + o, w);
+        if (n == 0)
+            for (size_t k = 0; k < w; k++)
+                s->cells[o + k] = cell;
+        else if (n != w)
+            return rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                     "%s:%zu: column %zu ('%s'): %zu value%s where the first row "
+                                     "has %zu (an array's elements, separated by spaces)",
+                                     s->path, s->lineno, c + 2, s->names[c + 1], n,
+                                     n == 1 ? "" : "s", w);
+        o += w;
+    }
+    return RTCOSIM_OK;
 }
 
 static rtcosim_status read_row(scan *s, char *line, rtcosim_error *err)
 {
     size_t expected = s->columns + 1, n = 0;
-    rtcosim_status st = csv_split_fields(s->path, s->lineno, line, s->fields, expected, &n, err);
+    rtcosim_status st = RTCOSIM_OK;
+    if (!s->delivered) {
+        if ((st = deliver_header(s, line, line + strlen(line), err)) != RTCOSIM_OK ||
+            s->sink->header_only)
+            return st; /* (the names only: this row was read for its arrays) */
+    }
+    st = csv_split_fields(s->path, s->lineno, line, s->fields, expected, &n, err);
     if (st != RTCOSIM_OK)
         return st;
     if (n != expected)
@@ -240,7 +382,10 @@ static rtcosim_status read_row(scan *s, char *line, rtcosim_error *err)
     s->rows++;
     s->last_time = t;
     s->last_line = s->lineno;
-    return s->sink->row(s->sink->context, rtcosim_time_to_seconds(t), s->fields + 1, err);
+    if (s->widths && (st = split_arrays(s, err)) != RTCOSIM_OK)
+        return st;
+    return s->sink->row(s->sink->context, rtcosim_time_to_seconds(t),
+                        s->widths ? s->cells : s->fields + 1, err);
 }
 
 /* One line: the units row kept, blank lines skipped, then the header, then rows. */
@@ -284,7 +429,7 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
 {
     if (units)
         *units = NULL;
-    line_reader r = {.path = path, .f = fopen(path, "rb"), .sep = ','};
+    line_reader r = {.path = path, .f = fopen(path, "rb")};
     if (!r.f)
         return rtcosim_error_set(err, errno == ENOENT ? RTCOSIM_ENOTFOUND : RTCOSIM_EIO,
                                  "%s: cannot open results file: %s", path, strerror(errno));
@@ -295,7 +440,7 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
     bool newline;
     size_t breaks;
     int got;
-    while (st == RTCOSIM_OK && !(sink->header_only && s.header) &&
+    while (st == RTCOSIM_OK && !(sink->header_only && s.delivered) &&
            (r.lineno = s.lineno + 1,
             got = next_line(&r, &line, &len, &newline, &breaks, &st, err)) != 0) {
         if (got < 0)
@@ -303,8 +448,10 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
         s.lineno++;
         st = read_line(&s, line, len, newline, err);
         s.lineno += breaks;
-        r.sep = s.sep == ';' ? ';' : ',';
+        r.sep = s.sep;
     }
+    if (st == RTCOSIM_OK && s.header && !s.delivered)
+        st = deliver_header(&s, NULL, NULL, err);
     if (st == RTCOSIM_OK && !s.header)
         st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
                                "%s: file is empty (expected a header row starting with \"time\")", path);
@@ -313,6 +460,11 @@ rtcosim_status plot_csv_scan(const char *path, const plot_csv_sink *sink, char *
     fclose(r.f);
     free(r.buf);
     free(s.fields);
+    for (size_t i = 0; s.names && i <= s.columns; i++)
+        free(s.names[i]);
+    free(s.names);
+    free(s.widths);
+    free(s.cells);
     if (st != RTCOSIM_OK || !units)
         free(s.units);
     else

@@ -95,6 +95,42 @@ static const char *find_units_row(const char *data, size_t size, const char **ro
     return NULL;
 }
 
+/* The first data row of the file (its units row blanked): the second line
+ * that is not blank, [*row, *row_end); false when there is none. */
+static bool first_data_row(const char *data, size_t size, const char **row, const char **row_end)
+{
+    const char *end = data + size, *line = data;
+    if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        line += 3;
+    int seen = 0;
+    while (line < end) {
+        size_t breaks;
+        const char *nl = csv_row_end(line, end, &breaks, ',');
+        const char *le = nl ? nl : end;
+        const char *q = line;
+        while (q < le && (*q == ' ' || *q == '\r' || *q == '\t'))
+            q++;
+        if (q < le && ++seen == 2) {
+            *row = line, *row_end = le;
+            return true;
+        }
+        line = nl ? nl + 1 : end;
+    }
+    return false;
+}
+
+/* A cell's value as this reader takes it: a number, NaN otherwise; *kind
+ * counts it. */
+static double cell_value(const char *text, size_t *numbers, size_t *words)
+{
+    char *stop = NULL;
+    double v = text && *text ? strtod(text, &stop) : NAN;
+    bool number = stop && *stop == '\0';
+    *numbers += number;
+    *words += text && *text && !number;
+    return number ? v : NAN;
+}
+
 rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *s,
                                          plot_table **out, rtcosim_error *err)
 {
@@ -123,16 +159,29 @@ rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *
     /* the first column may have any name (a sweep's step size); every other
      * column as text, so that "nan" and "inf" cells read back */
     st = rtcosim_csv_read_table_memory_text(path, data, size, every_column_text, NULL, &csv, err);
+    size_t rows = csv ? rtcosim_csv_row_count(csv) : 0, cols = csv ? rtcosim_csv_column_count(csv) : 0;
+    /* fmusim's arrays ("1 2 3" in an unquoted cell of the first row): a
+     * column per element, name[1], ... */
+    size_t *widths = st == RTCOSIM_OK ? calloc(cols + 1, sizeof *widths) : NULL, total = cols;
+    const char *row, *row_end;
+    if (widths && first_data_row(data, size, &row, &row_end))
+        csv_array_widths(row, row_end, widths, cols);
+    for (size_t c = 0; widths && c < cols; c++)
+        total += widths[c] ? widths[c] - 1 : 0;
     free(data);
     if (st != RTCOSIM_OK) {
         free(units_copy);
         return st;
     }
-    size_t rows = rtcosim_csv_row_count(csv), cols = rtcosim_csv_column_count(csv);
-    plot_table *t = result_table_new(path, rows, cols);
-    if (!t || !(t->first_name = strdup(rtcosim_csv_first_column_name(csv)))) {
+    plot_table *t = widths ? result_table_new(path, rows, total) : NULL;
+    char **tokens = widths ? calloc(total + 1, sizeof *tokens) : NULL;
+    char *cell = NULL;
+    size_t cell_size = 0;
+    if (!t || !tokens || !(t->first_name = strdup(rtcosim_csv_first_column_name(csv)))) {
         plot_table_free(t);
         free(units_copy);
+        free(widths);
+        free(tokens);
         rtcosim_csv_free(csv);
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
     }
@@ -142,26 +191,65 @@ rtcosim_status plot_table_read_csv_whole(const char *path, const result_select *
     char unit[128];
     if (p)
         plot_csv_field(&p, pe, unit, sizeof unit); /* the time column's "s" */
-    for (size_t c = 0; c < cols && st == RTCOSIM_OK; c++) {
-        plot_column *col = &t->columns[c];
-        col->name = strdup(rtcosim_csv_column_name(csv, c));
-        if (p && p <= pe && plot_csv_field(&p, pe, unit, sizeof unit) && unit[0])
-            col->unit = strdup(unit);
-        if (!col->name)
-            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
-        size_t numbers = 0, words = 0;
-        for (size_t r = 0; r < rows; r++) {
-            const char *text = rtcosim_csv_text(csv, r, c);
-            char *stop = NULL;
-            double v = text && *text ? strtod(text, &stop) : NAN;
-            col->values[r] = stop && *stop == '\0' ? v : NAN;
-            numbers += stop && *stop == '\0';
-            words += text && *text && !(stop && *stop == '\0');
+    for (size_t c = 0, o = 0; c < cols && st == RTCOSIM_OK; c++) {
+        const char *name = rtcosim_csv_column_name(csv, c);
+        size_t w = widths[c] ? widths[c] : 1;
+        bool has_unit = p && p <= pe && plot_csv_field(&p, pe, unit, sizeof unit) && unit[0];
+        for (size_t k = 0; k < w && st == RTCOSIM_OK; k++) {
+            plot_column *col = &t->columns[o + k];
+            size_t name_size = strlen(name) + 24;
+            if ((col->name = malloc(name_size)))
+                snprintf(col->name, name_size, widths[c] ? "%s[%zu]" : "%s", name, k + 1);
+            if (has_unit)
+                col->unit = strdup(unit);
+            if (!col->name || (has_unit && !col->unit))
+                st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
         }
-        col->text = words > 0 && numbers == 0;
-        col->empty = words == 0 && numbers == 0;
-        col->not_numbers = col->text ? 0 : words;
+        size_t *numbers = calloc(2 * w, sizeof *numbers), *words = numbers + w;
+        if (!numbers) {
+            st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        for (size_t r = 0; r < rows && st == RTCOSIM_OK; r++) {
+            const char *text = rtcosim_csv_text(csv, r, c);
+            if (!widths[c]) {
+                t->columns[o].values[r] = cell_value(text, &numbers[0], &words[0]);
+                continue;
+            }
+            size_t len = strlen(text);
+            if (len + 1 > cell_size) {
+                char *bigger = realloc(cell, cell_size = 2 * len + 1);
+                if (!bigger) {
+                    st = rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", path);
+                    break;
+                }
+                cell = bigger;
+            }
+            memcpy(cell, text, len + 1);
+            size_t n = csv_split_blanks(cell, tokens, w);
+            if (n != 0 && n != w) {
+                st = rtcosim_error_set(err, RTCOSIM_EFORMAT,
+                                       "%s:%zu: column %zu ('%s'): %zu value%s where the first row "
+                                       "has %zu (an array's elements, separated by spaces)",
+                                       path, rtcosim_csv_line(csv, r), c + 2, name, n,
+                                       n == 1 ? "" : "s", w);
+                break;
+            }
+            for (size_t k = 0; k < w; k++) /* (an empty cell: each element empty) */
+                t->columns[o + k].values[r] = cell_value(n ? tokens[k] : "", &numbers[k], &words[k]);
+        }
+        for (size_t k = 0; k < w; k++) {
+            plot_column *col = &t->columns[o + k];
+            col->text = words[k] > 0 && numbers[k] == 0;
+            col->empty = words[k] == 0 && numbers[k] == 0;
+            col->not_numbers = col->text ? 0 : words[k];
+        }
+        free(numbers);
+        o += w;
     }
+    free(cell);
+    free(tokens);
+    free(widths);
     free(units_copy);
     rtcosim_csv_free(csv);
     if (st != RTCOSIM_OK) {

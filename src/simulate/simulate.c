@@ -581,12 +581,14 @@ static rtcosim_status run_all(run *r, rtcosim_simulate_result *res, rtcosim_erro
 {
     const rtcosim_simulate_options *o = r->o;
     rtcosim_status st;
-    if ((st = check_options(r, err)) != RTCOSIM_OK || (st = setup_outputs(r, err)) != RTCOSIM_OK ||
-        (st = simulate_setup_inputs(r, err)) != RTCOSIM_OK)
+    /* the inputs and state files first: a bad one opens no results file
+     * (which would replace an earlier run's results with a header) */
+    if ((st = check_options(r, err)) != RTCOSIM_OK ||
+        (st = simulate_setup_inputs(r, err)) != RTCOSIM_OK ||
+        (st = simulate_check_state_files(r, err)) != RTCOSIM_OK ||
+        (st = setup_outputs(r, err)) != RTCOSIM_OK)
         return st;
     if (rtcosim_fmu_is_scheduled(r->c) && (st = simulate_se_setup(r, err)) != RTCOSIM_OK)
-        return st;
-    if ((st = simulate_check_state_files(r, err)) != RTCOSIM_OK)
         return st;
     const char *instance = o->instance_name ? o->instance_name : rtcosim_component_model_name(r->c);
     if ((st = rtcosim_component_instantiate(r->c, instance, err)) != RTCOSIM_OK)
@@ -633,7 +635,7 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
     if (!c || !o)
         return rtcosim_error_set(err, RTCOSIM_EINVAL, "simulate: no component or options given");
 
-    run r = {.c = c, .o = o, .label = rtcosim_component_model_name(c)};
+    run r = {.c = c, .o = o, .label = rtcosim_component_model_name(c), .input = o->input};
     rtcosim_status st = run_all(&r, res, err);
     res->events += r.me_events;
     if (r.inputs_first) { /* the run is done: nothing is left pointing at it */
@@ -670,10 +672,11 @@ rtcosim_status rtcosim_simulate(rtcosim_component *c, const rtcosim_simulate_opt
         }
     }
     simulate_se_free(&r);
-    if (r.exact && r.o->input)
-        for (size_t i = 0; i < rtcosim_csv_column_count(r.o->input); i++)
+    if (r.exact && r.input)
+        for (size_t i = 0; i < rtcosim_csv_column_count(r.input); i++)
             free(r.exact[i]);
     free(r.exact);
+    rtcosim_csv_free(r.split_input);
     free(r.recorded);
     free(r.row);
     free(r.input_vrs);

@@ -41,9 +41,14 @@ static rtcosim_status check_input_column(const rtcosim_csv *table, size_t column
 
 rtcosim_status simulate_setup_inputs(run *r, rtcosim_error *err)
 {
-    const rtcosim_csv *table = r->o->input;
-    if (!table)
+    if (!r->input)
         return RTCOSIM_OK;
+    rtcosim_status split = simulate_split_array_inputs(r->c, r->input, &r->split_input, err);
+    if (split != RTCOSIM_OK)
+        return split;
+    if (r->split_input)
+        r->input = r->split_input;
+    const rtcosim_csv *table = r->input;
     size_t n = rtcosim_csv_column_count(table);
     const char *file = rtcosim_csv_name(table);
     for (size_t i = 0; i < n; i++) {
@@ -158,7 +163,7 @@ void simulate_input_value(const run *r, rtcosim_type type, size_t column, bool l
 /* Whether a held input's cell differs between rows i - 1 and i. */
 static bool input_changes(const run *r, const batch *b, size_t k, size_t i)
 {
-    const rtcosim_csv *table = r->o->input;
+    const rtcosim_csv *table = r->input;
     size_t column = b->column[k];
     const uint64_t *exact = simulate_exact_column(r, column);
     if (exact)
@@ -224,7 +229,7 @@ rtcosim_status simulate_feed_integrator(run *r, rtcosim_error *err)
  * FMINextInputEvent. Scans on from where the last search stopped. */
 rtcosim_time_ns simulate_next_input_event(run *r, rtcosim_time_ns t)
 {
-    const rtcosim_csv *table = r->o->input;
+    const rtcosim_csv *table = r->input;
     if (!table || !r->input_batch_count)
         return -1;
     size_t rows = rtcosim_csv_row_count(table), i = r->input_scan ? r->input_scan : 1;

@@ -30,6 +30,11 @@ typedef struct run {
     rtcosim_component *c;
     const rtcosim_simulate_options *o;
     const char *label;
+    /* The input table: o->input, or split_input, its copy with the columns
+     * of arrays in fmusim's layout ("1 2 3" in one cell) split into their
+     * elements' columns (simulate_setup_inputs). */
+    const rtcosim_csv *input;
+    rtcosim_csv *split_input;
     batch outputs[RTCOSIM_TYPE_COUNT_], inputs[RTCOSIM_TYPE_COUNT_];
     size_t output_batch_count, input_batch_count;
     const rtcosim_variable **recorded;

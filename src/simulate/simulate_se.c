@@ -72,7 +72,7 @@ rtcosim_status simulate_se_setup(run *r, rtcosim_error *err)
     se->count = k->clock_count;
     se->clocks = calloc(k->clock_count + 1, sizeof *se->clocks);
     se->outputs = calloc(r->recorded_count + 1, sizeof *se->outputs);
-    const rtcosim_csv *table = r->o->input;
+    const rtcosim_csv *table = r->input;
     size_t columns = table ? rtcosim_csv_column_count(table) : 0;
     se->inputs = calloc(columns + 1, sizeof *se->inputs);
     if (!se->clocks || !se->outputs || !se->inputs)
@@ -238,7 +238,7 @@ static rtcosim_status before_partition(void *context, size_t clock, rtcosim_erro
 {
     run *r = context;
     struct se_run *se = r->se;
-    if (!r->o->input)
+    if (!r->input)
         return RTCOSIM_OK;
     if (clock == SIZE_MAX)
         rtcosim_csv_cursor_seek(&r->cursor, se->instant);
@@ -256,7 +256,7 @@ static rtcosim_status before_partition(void *context, size_t clock, rtcosim_erro
 /* The earliest row time >= from at which a triggered clock's column is 1. */
 static rtcosim_time_ns next_trigger(const run *r, se_clock *c, rtcosim_time_ns from)
 {
-    const rtcosim_csv *table = r->o->input;
+    const rtcosim_csv *table = r->input;
     size_t rows = rtcosim_csv_row_count(table);
     while (c->row < rows && (rtcosim_csv_time(table, c->row) < from ||
                              rtcosim_csv_value(table, c->row, (size_t)c->column) != 1.0))
@@ -275,8 +275,8 @@ static rtcosim_status run_instant(run *r, rtcosim_time_ns t, uint64_t *activatio
         rtcosim_status st = rtcosim_fmu_se_trigger(r->c, i, err);
         if (st != RTCOSIM_OK)
             return st;
-        while (c->row < rtcosim_csv_row_count(r->o->input) &&
-               rtcosim_csv_time(r->o->input, c->row) == t)
+        while (c->row < rtcosim_csv_row_count(r->input) &&
+               rtcosim_csv_time(r->input, c->row) == t)
             c->row++; /* several rows at one time tick it once */
     }
     se->instant = t;

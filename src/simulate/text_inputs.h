@@ -24,4 +24,11 @@ rtcosim_status simulate_integer_decode(const rtcosim_csv *table, size_t column,
                                        const rtcosim_variable *v, uint64_t **cells,
                                        rtcosim_error *err);
 
+/* The input table with the columns that name an array of the component
+ * (FMI 3.0), each cell holding its elements as fmusim writes and reads them
+ * ("1 2 3", row-major), split into a column per element: *out a new table,
+ * or NULL when no column names an array. */
+rtcosim_status simulate_split_array_inputs(rtcosim_component *c, const rtcosim_csv *in,
+                                           rtcosim_csv **out, rtcosim_error *err);
+
 #endif

@@ -108,6 +108,45 @@ static void inputs_from_element_columns_give_the_closed_form(void **state)
                        (const double[]){2.0, 0.25, -3.0}, 1.0);
 }
 
+/* fmusim's layout: the column named by the array, its elements in one cell
+ * separated by spaces, read with rtcosim_simulate_text_column (it keeps the
+ * cell as text); the same closed form as from element columns. */
+static void inputs_from_fmusim_array_cells_give_the_closed_form(void **state)
+{
+    (void)state;
+    char *dir = tu_make_dir();
+    char out[4096];
+    snprintf(out, sizeof out, "%s/out.csv", dir);
+    rtcosim_component *c = load(false);
+    static const char text[] = "time,u\n0,2 0.25 -3\n1,\"2  0.25\t-3\"\n";
+    rtcosim_csv *in = NULL;
+    rtcosim_error err;
+    if (rtcosim_csv_read_memory_text("in.csv", text, sizeof text - 1, rtcosim_simulate_text_column,
+                                     c, &in, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    rtcosim_simulate_options o = {.stop_time = RTCOSIM_NS_PER_S,
+                                  .output_interval = RTCOSIM_NS_PER_S / 10, .input = in,
+                                  .output_file = out};
+    if (rtcosim_simulate(c, &o, NULL, &err) != RTCOSIM_OK)
+        fail_msg("%s", err.message);
+    assert_int_equal(rtcosim_csv_column_count(in), 1); /* (the caller's table as it was) */
+    rtcosim_csv_free(in);
+    check_results(out, (const double[]){2.0, 0.25, -3.0}, 1.0);
+
+    /* a cell of two values for an array of three: file, line and column */
+    static const char short_cell[] = "time,u\n0,2 0.25 -3\n1,2 0.25\n";
+    assert_int_equal(rtcosim_csv_read_memory_text("short.csv", short_cell, sizeof short_cell - 1,
+                                                  rtcosim_simulate_text_column, c, &in, &err),
+                     RTCOSIM_OK);
+    o.input = in;
+    assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_EFORMAT);
+    assert_string_equal(err.message, "short.csv:3: column 2 ('u'): 2 values, but the array has 3 "
+                                     "elements (separated by spaces, in row-major order)");
+    rtcosim_csv_free(in);
+    rtcosim_component_free(c);
+    tu_drop_dir(dir);
+}
+
 /* One element of C set alone (C[1,1] = 3): the FMU gets the whole C with
  * the other elements as they were, so only y[1] scales. */
 static void one_element_set_keeps_the_other_elements(void **state)
@@ -194,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(start_value_lists_give_the_closed_form),
         cmocka_unit_test(inputs_from_element_columns_give_the_closed_form),
+        cmocka_unit_test(inputs_from_fmusim_array_cells_give_the_closed_form),
         cmocka_unit_test(one_element_set_keeps_the_other_elements),
         cmocka_unit_test(a_batch_of_elements_is_one_fmi_call_with_whole_arrays),
         cmocka_unit_test(partial_set_after_a_state_restore_keeps_the_restored_elements),

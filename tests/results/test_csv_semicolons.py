@@ -13,9 +13,11 @@ same file, every number to the bit.
 Usage: test_csv_semicolons.py RTCOSIM FEEDTHROUGH_FMU"""
 import csv
 import os
-import subprocess
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from cli_run import read, runner  # noqa: E402
 
 rtcosim, feedthrough = sys.argv[1:3]
 
@@ -27,16 +29,7 @@ INPUT_COMMAS = "time,Float64_continuous_input,Int32_input\n0,1.5,3\n0.5,-0.25,4\
 INPUT_SEMICOLONS = "time;Float64_continuous_input;Int32_input\n0;1,5;3\n0,5;-0,25;4\n1;2,75;5\n"
 
 
-def run(*args, env=None, ok=True):
-    r = subprocess.run([rtcosim, *args], capture_output=True, text=True,
-                       env=dict(os.environ, **(env or {})))
-    assert (r.returncode == 0) == ok, (args, r.returncode, r.stderr)
-    return r
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
+run = runner(rtcosim)
 
 
 with tempfile.TemporaryDirectory() as tmp:

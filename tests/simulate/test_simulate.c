@@ -255,7 +255,6 @@ static void chosen_output_variables_are_recorded_in_order(void **state)
     assert_string_equal(tu_read_file(tu_scratch("sim_select.csv"), NULL),
                         "\"time\",\"count\",\"u\"\n"
                                                      "0,0,0\n0.5,1,0\n1,2,0.5\n1.5,3,1\n2,4,1.5\n");
-    rtcosim_csv_free(in);
     rtcosim_component_free(c);
 
     c = make_integrator();
@@ -264,6 +263,7 @@ static void chosen_output_variables_are_recorded_in_order(void **state)
     assert_int_equal(rtcosim_simulate(c, &o, NULL, &err), RTCOSIM_ENOTFOUND);
     assert_non_null(strstr(err.message, "output variable 'nope'"));
     rtcosim_component_free(c);
+    rtcosim_csv_free(in);
 }
 
 static void integer_inputs_are_held_between_rows(void **state)
