@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import rtcosim
-from conftest import fmu
+from conftest import fmu, source
 
 
 def read_csv(path):
@@ -120,6 +120,21 @@ def test_int64_inputs_are_exact():
                               input=table, output=["Int64_output", "UInt64_output"])
     assert [int(x) for x in result["Int64_output"]] == [2**53 + 1, 2**53 + 1, 2**63 - 1]
     assert [int(x) for x in result["UInt64_output"]] == [2**64 - 1, 2**64 - 1, 2**63]
+
+
+def test_fmusim_array_files_are_read_as_elements():
+    """fmusim's layout of an FMI 3.0 array (one column, its elements in one
+    cell): its input file drives StateSpace's u, and its results file of the
+    same run reads back as y[1], y[2], y[3] equal to ours within fmusim's 16
+    printed digits (files written by fmusim 0.0.39, tests/results/data)."""
+    data = source("tests", "results", "data")
+    ours = rtcosim.simulate(fmu("StateSpace-fmi3.fmu"), stop_time=1, output_interval=0.1,
+                            input=os.path.join(data, "fmusim_statespace_u.csv"))
+    theirs = rtcosim.read_result(os.path.join(data, "fmusim_statespace_y.csv"))
+    assert list(theirs.dtype.names) == ["time", "y[1]", "y[2]", "y[3]"] == list(ours.dtype.names)
+    for name in ("y[1]", "y[2]", "y[3]"):
+        assert np.allclose(ours[name], theirs[name], rtol=5e-16, atol=0), name
+    assert ours["y[3]"][0] == 2.0  # x1 + x2 + u1 + 2 u2 at t = 0: 1 + 1 + 0 + 0
 
 
 def test_model_exchange_only_fmu_is_simulated_with_model_exchange():
