@@ -2,8 +2,15 @@
  * exported common, model-exchange and co-simulation fmi3 function, mapped
  * onto the version-neutral instance (model exchange for the models that
  * declare it). Compiled once per model FMU;
- * RTCOSIM_FMU_OMIT_DO_STEP leaves fmi3DoStep out for importers' tests. */
+ * RTCOSIM_FMU_OMIT_DO_STEP leaves fmi3DoStep out for importers' tests;
+ * RTCOSIM_FMU_SYMBOL_PREFIX=P_ exports every function as P_fmi3DoStep
+ * only, as sources defining FMI3_FUNCTION_PREFIX compile to (the FMI-LS-BUS
+ * demo FMUs do). */
 #define RTCOSIM_FMI3_FUNCTION_PROTOTYPES
+#ifdef RTCOSIM_FMU_SYMBOL_PREFIX
+/* the standard's names hidden: only the prefixed aliases (end of file) */
+#define FMI3_Export __attribute__((visibility("hidden")))
+#endif
 #include "fmi/api/fmi3.h"
 
 #include <stdlib.h>
@@ -731,3 +738,14 @@ fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nConti
     *nContinuousStates = instance_state_count(inst->model);
     return fmi3OK;
 }
+
+#ifdef RTCOSIM_FMU_SYMBOL_PREFIX
+#define RTCOSIM_PREFIXED__(p, name) p##name
+#define RTCOSIM_PREFIXED_(p, name) RTCOSIM_PREFIXED__(p, name)
+#define RTCOSIM_EXPORT_PREFIXED_(name)                                                        \
+    extern __typeof__(name) RTCOSIM_PREFIXED_(RTCOSIM_FMU_SYMBOL_PREFIX, name)                \
+        __attribute__((alias(#name), visibility("default")));
+RTCOSIM_FMI3_COMMON_FUNCTIONS(RTCOSIM_EXPORT_PREFIXED_)
+RTCOSIM_FMI3_ME_FUNCTIONS(RTCOSIM_EXPORT_PREFIXED_)
+RTCOSIM_FMI3_CS_FUNCTIONS(RTCOSIM_EXPORT_PREFIXED_)
+#endif

@@ -81,7 +81,13 @@ static rtcosim_status update_discrete_states(void *self, rtcosim_event_update *u
 rtcosim_status rtcosim_fmi3_events_prepare(rtcosim_fmu *f, rtcosim_error *err)
 {
     const rtcosim_fmi_md *md = f->md;
-    if (f->event_mode_where_declared && md->has_event_mode && !f->model_exchange)
+    /* Event Mode where asked for, and for a co-simulation FMU with clocks:
+     * they tick only in Event Mode (FMI 3.0 section 4.2.2), so without it
+     * its clocked variables never change hands (an LS-BUS node's frames);
+     * such FMUs may refuse to be instantiated without it (the LS-BUS demo
+     * nodes do) */
+    if ((f->event_mode_where_declared || (md->clock_count > 0 && !f->scheduled)) &&
+        md->has_event_mode && !f->model_exchange)
         f->event_mode_used = true;
     if (f->early_return_where_declared && md->can_return_early && !f->model_exchange &&
         !f->scheduled)

@@ -159,7 +159,7 @@ rtcosim_status rtcosim_fmi3_se_prepare(rtcosim_fmu *f, rtcosim_error *err)
     if (!f->fmi3.fmi3InstantiateScheduledExecution)
         return rtcosim_fmu_lacks(f, "fmi3InstantiateScheduledExecution", err);
     fmi3ActivateModelPartitionTYPE *activate =
-        (fmi3ActivateModelPartitionTYPE *)dlsym(f->library, "fmi3ActivateModelPartition");
+        (fmi3ActivateModelPartitionTYPE *)rtcosim_fmu_symbol(f, "fmi3ActivateModelPartition");
     if (!activate)
         return rtcosim_fmu_lacks(f, "fmi3ActivateModelPartition", err);
     /* Chapter 5: input clocks are the partitions, ordered by priority,

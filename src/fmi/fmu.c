@@ -372,6 +372,39 @@ size_t rtcosim_fmu_platforms(const char *extracted_dir, char *text, size_t size)
     return len;
 }
 
+void *rtcosim_fmu_symbol(const rtcosim_fmu *f, const char *name)
+{
+    if (!f->symbol_prefix[0])
+        return dlsym(f->library, name);
+    char full[sizeof f->symbol_prefix + 64];
+    snprintf(full, sizeof full, "%s%s", f->symbol_prefix, name);
+    return dlsym(f->library, full);
+}
+
+/* FMI 2.0 and 3.0 binaries export their functions as the standard names
+ * them (fmi3DoStep); sources prefix them with FMI2/3_FUNCTION_PREFIX, the
+ * model identifier and '_' (FMI 3.0 section 2.2.1), for static linking. A
+ * library built from sources that define the prefix themselves (the
+ * FMI-LS-BUS demo FMUs do) has only those names: taken, with a warning. */
+static void find_symbol_prefix(rtcosim_fmu *f)
+{
+    f->symbol_prefix[0] = '\0';
+    const char *probe = f->md->version == RTCOSIM_FMI_3 ? "fmi3GetVersion" : "fmi2GetVersion";
+    if (f->md->version == RTCOSIM_FMI_1 || dlsym(f->library, probe) ||
+        strlen(f->model_identifier) + 2 > sizeof f->symbol_prefix)
+        return;
+    snprintf(f->symbol_prefix, sizeof f->symbol_prefix, "%s_", f->model_identifier);
+    if (!rtcosim_fmu_symbol(f, probe)) {
+        f->symbol_prefix[0] = '\0';
+        return;
+    }
+    rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: its binary names its functions with the prefix "
+                "'%s' (%s%s), as sources compiled for static linking do; a shared library has "
+                "the standard's names (FMI %s section 2.2.1): taken as they are",
+                f->archive_path, f->symbol_prefix, f->symbol_prefix, probe,
+                f->md->fmi_version_text);
+}
+
 static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
                                   rtcosim_error *err)
 {
@@ -420,8 +453,9 @@ static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opt
         return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot load %s: %s", f->archive_path,
                                  relative, why ? why : "unknown error");
     }
+    find_symbol_prefix(f);
     /* POSIX dlsym returns data pointers that are valid function pointers. */
-#define RTCOSIM_FMI_RESOLVE_(table, name) f->table.name = (name##TYPE *)dlsym(f->library, #name);
+#define RTCOSIM_FMI_RESOLVE_(table, name) f->table.name = (name##TYPE *)rtcosim_fmu_symbol(f, #name);
 #define RTCOSIM_FMI2_RESOLVE_(name) RTCOSIM_FMI_RESOLVE_(fmi2, name)
 #define RTCOSIM_FMI3_RESOLVE_(name) RTCOSIM_FMI_RESOLVE_(fmi3, name)
     if (md->version == RTCOSIM_FMI_1) {

@@ -39,6 +39,10 @@ typedef struct rtcosim_fmu {
     char *binary_path;
     char *resource_location; /* FMI 2: file URI; FMI 3: directory path with '/' */
     void *library;           /* dlopen handle */
+    /* The prefix of the library's function names: "" as the standard has it
+     * for a binary, or the model identifier and '_' for a library built
+     * from sources that define FMI2/3_FUNCTION_PREFIX (rtcosim_fmu_symbol) */
+    char symbol_prefix[256];
     void *instance;          /* fmi2Component / fmi3Instance */
     bool model_exchange;     /* loaded through the ModelExchange interface */
     bool scheduled;          /* loaded for scheduled execution (fmi3_se.c) */
@@ -156,6 +160,8 @@ void rtcosim_fmi2_expand_references(const rtcosim_fmi_md *md, const char *in, ch
 
 rtcosim_status rtcosim_fmu_wrong_type(rtcosim_fmu *f, rtcosim_type type, rtcosim_error *err);
 rtcosim_status rtcosim_fmu_lacks(rtcosim_fmu *f, const char *function, rtcosim_error *err);
+/* The library's function `name` (with f->symbol_prefix), NULL if absent. */
+void *rtcosim_fmu_symbol(const rtcosim_fmu *f, const char *name);
 
 /* Fill the ops of an FMI 2.0 / 3.0 FMU and check that its binary has every
  * function they use (the loader has resolved the tables). */

@@ -313,13 +313,9 @@ static void bad_operations_are_one_line_errors_naming_the_fmu(void **state)
     char *out = read_text("out.txt");
     expect_in(out, "  a.unknown_ops                    1\n  b.rx_frames                      1\n");
     free(out);
-    char conns[2048] = "";
-    ssd_connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
-    ssd = write_ssd("direct.ssd", NODE, ab, 2, NULL, conns);
-    /* Binary and Clock connections without Event Mode */
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q", NULL), 1);
-    expect_one_line_error("connection a.CAN.Tx_Data -> b.CAN.Rx_Data: Binary values pass only in "
-                          "Event Mode, which 'a' does not use");
+    /* (Binary and Clock connections of an FMU without Event Mode are refused
+     * where it has clocks but no hasEventMode; with hasEventMode a clocked
+     * FMU now gets Event Mode, cli_simulate_clocked_fmu_gets_event_mode) */
 }
 
 static void clocks_of_incompatible_kinds_are_refused_naming_both_ends(void **state)

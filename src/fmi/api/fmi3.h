@@ -339,7 +339,9 @@ typedef fmi3Status fmi3ActivateModelPartitionTYPE(fmi3Instance instance,
  * wrong signature fails to compile and the symbol is exported even when the
  * FMU is built with -fvisibility=hidden. */
 #ifdef RTCOSIM_FMI3_FUNCTION_PROTOTYPES
-#if defined(__GNUC__)
+#if defined(FMI3_Export)
+/* (the FMU's own: a test FMU exporting prefixed aliases hides these) */
+#elif defined(__GNUC__)
 #define FMI3_Export __attribute__((visibility("default")))
 #else
 #define FMI3_Export
