@@ -31,6 +31,7 @@ typedef struct bussim {
     int32_t forwarded, configurations;
     model_binary rx[NODES], tx[NODES];
     bool rx_clock[NODES], tx_clock[NODES], tx_read[NODES];
+    bool tx_ticked[NODES]; /* countdown: the importer ticked NodeK.Tx_Clock at this instant */
     int interval_qualifier[NODES]; /* countdown: 2 when a delivery was just scheduled */
 } bussim;
 
@@ -112,6 +113,14 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
 {
     (void)result;
     bussim *d = data;
+    /* countdown: a delivery was to be read right after its clock ticked
+     * and before this update, which ends the instant (FMI 3.0 event-mode
+     * order; the FMI-LS-BUS demo bus simulation clears its Tx buffers here) */
+    for (int k = 0; k < NODES; k++)
+        if (d->tx_ticked[k]) {
+            d->tx_ticked[k] = false;
+            d->tx[k].size = 0;
+        }
     for (int k = 0; k < NODES; k++)
         if (d->rx_clock[k]) {
             d->rx_clock[k] = false;
@@ -178,6 +187,7 @@ static model_status set_clock(model_instance *inst, void *data, uint32_t clock, 
         /* the countdown ran out: Tx_Data is read now, the next op starts anew */
         int k = ((int)clock - 101) / 2;
         d->tx_read[k] |= ticked;
+        d->tx_ticked[k] |= ticked;
         d->interval_qualifier[k] = 0;
         return MODEL_OK;
     }

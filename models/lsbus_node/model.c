@@ -46,6 +46,7 @@ typedef struct node {
     double last_wakeup_time;
     double period, offset;
     int32_t tx_frames, rx_frames, confirms, arbitration_lost, bus_errors, unknown_ops, last_rx_id;
+    int32_t tx_lost; /* LSBUS_NODE_AT_STEP_END: ticks not read before the update */
     double last_rx_time, last_confirm_time;
     model_binary tx_data, rx_data;
     bool tx_clock, rx_clock, tx_read, configured;
@@ -130,6 +131,9 @@ static const model_variable variables[] = {
     OUT(41, "last_rx_af", MODEL_INT32, last_rx_af, "its AF (0 unless CAN XL)"),
     OUT(42, "rx_data_ok", MODEL_INT32, rx_data_ok,
         "1 when its bytes are pattern's for its length and the frames received before it"),
+    OUT(43, "tx_lost", MODEL_INT32, tx_lost,
+        "LsBusNodeStepEnd: Tx_Clock ticks the importer had not read before "
+        "fmi3UpdateDiscreteStates (their ops are dropped)"),
 };
 
 #ifdef LSBUS_NODE_SE
@@ -254,10 +258,22 @@ static model_status receive(model_instance *inst, node *d, double time)
     return MODEL_OK;
 }
 
+static model_status compose_due(model_instance *inst, node *d, double time);
+
 static model_status event_update(model_instance *inst, void *data, model_event_result *result)
 {
     node *d = data;
     const double time = model_time(inst);
+#ifdef LSBUS_NODE_AT_STEP_END
+    /* as the FMI-LS-BUS demo nodes: Tx_Clock and Tx_Data were to be read
+     * before fmi3UpdateDiscreteStates, which deactivates the clock; what
+     * was not is lost */
+    if (d->tx_clock) {
+        d->tx_clock = false;
+        d->tx_read = true;
+        d->tx_lost++;
+    }
+#endif
     if (d->rx_clock) {
         d->rx_clock = false;
         model_status s = receive(inst, d, time);
@@ -275,6 +291,20 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
             return MODEL_ERROR;
         d->configured = true;
     }
+#ifdef LSBUS_NODE_AT_STEP_END
+    /* (composed at the step's end, read before this update or lost) */
+#else
+    if (compose_due(inst, d, time) != MODEL_OK)
+        return MODEL_ERROR;
+#endif
+    result->next_event_time_defined = true;
+    result->next_event_time = d->offset + d->sent * d->period;
+    return MODEL_OK;
+}
+
+/* The frame due at `time` (offset + sent period), if it is. */
+static model_status compose_due(model_instance *inst, node *d, double time)
+{
     double due = d->offset + d->sent * d->period;
     if (time > due || same_time(time, due)) {
         /* Status (section 5.5.1.2: status u8, 9 bytes) and Wakeup (8 bytes)
@@ -324,10 +354,7 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
         }
         d->tx_frames++;
         d->sent++;
-        due = d->offset + d->sent * d->period;
     }
-    result->next_event_time_defined = true;
-    result->next_event_time = due;
     return MODEL_OK;
 }
 
@@ -340,6 +367,14 @@ static model_status step_to_event(model_instance *inst, void *data, double t, do
     double due = d->offset + d->sent * d->period;
     *event = due <= t + h || same_time(due, t + h);
     *reached = *event ? (due > t ? due : t) : t + h;
+#ifdef LSBUS_NODE_AT_STEP_END
+    /* the frame composed and Tx_Clock ticked at the step's end, as the
+     * FMI-LS-BUS demo nodes do in fmi3DoStep */
+    if (*event && d->configured)
+        return compose_due(inst, d, *reached);
+#else
+    (void)inst;
+#endif
     return MODEL_OK;
 }
 

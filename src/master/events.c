@@ -283,6 +283,10 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
             return not_settled(m, err);
         take_round(e);
         bool changed = false;
+        /* clocks and what they clock first, then the updates (FMI 3.0
+         * section 2.2.8 and the standard's event-mode sequence) */
+        if ((st = master_links_exchange(m, t, e->round, e->round_n, &changed, err)) != RTCOSIM_OK)
+            return st;
         for (size_t i = 0; i < e->round_n; i++) {
             size_t c = e->round[i];
             master_component *mc = &m->comps[c];
@@ -319,7 +323,8 @@ rtcosim_status master_event_iteration(rtcosim_master *m, rtcosim_time_ns t, rtco
                 }
             }
         }
-        if ((st = master_links_exchange(m, t, e->round, e->round_n, &changed, err)) != RTCOSIM_OK)
+        if ((st = master_links_after_update(m, t, e->round, e->round_n, &changed, err)) !=
+            RTCOSIM_OK)
             return st;
         if (!changed && e->todo_n == 0)
             break;

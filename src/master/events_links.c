@@ -19,12 +19,13 @@ typedef struct clock_read {
     bool ticked;
     /* An input countdown clock driving other input clocks (LS-BUS bus
      * simulations): not read but ticked by the master when the interval the
-     * FMU announced runs out (due); activated then ticks one round later,
-     * after the FMU updated its clocked outputs. */
+     * FMU announced runs out (due); what it clocks is read right after, in
+     * the same exchange. */
     bool countdown;
     long clock_index;
     rtcosim_time_ns due;
-    bool activated;
+    /* an output clock found ticked after an update: passed in the next round */
+    bool pending;
     uint64_t stamp; /* the exchange that read it: ticked holds for that one only */
     /* The links it drives (CSR into master_links.deps): the Clock links
      * from it and the Binary links it clocks at either end. */
@@ -416,6 +417,70 @@ static void add_candidate(master_links *L, size_t *n, size_t link)
     L->candidates[(*n)++] = link;
 }
 
+/* The Binary links the ticked reads concern (the reads of `comps`, or with
+ * comps NULL the countdown clocks), in link order as a pass over all links
+ * would take them; then the input clocks those reads tick. Values first, so
+ * that a consumer has its clocked data when its clock ticks. */
+static rtcosim_status pass_ticked(rtcosim_master *m, const size_t *comps, size_t n, bool *changed,
+                                  rtcosim_error *err)
+{
+    master_links *L = m->links;
+    rtcosim_status st;
+    size_t cand = 0, count = comps ? n : L->countdown_count;
+    for (size_t u = 0; u < count; u++) {
+        size_t lo = comps ? L->comp_reads_start[comps[u]] : u;
+        size_t hi = comps ? L->comp_reads_start[comps[u] + 1] : u + 1;
+        for (size_t j = lo; j < hi; j++) {
+            const clock_read *r = &L->reads[comps ? L->comp_reads[j] : L->countdowns[j]];
+            if (r->ticked && r->stamp == L->stamp)
+                for (size_t d = r->deps_lo; d < r->deps_hi; d++)
+                    if (L->links[L->deps[d]].type == RTCOSIM_TYPE_BINARY)
+                        add_candidate(L, &cand, L->deps[d]);
+        }
+    }
+    for (size_t i = 1; i < cand; i++) {
+        size_t x = L->candidates[i], j = i;
+        for (; j > 0 && L->candidates[j - 1] > x; j--)
+            L->candidates[j] = L->candidates[j - 1];
+        L->candidates[j] = x;
+    }
+    for (size_t i = 0; i < cand; i++)
+        if ((st = pass_binary(m, &L->links[L->candidates[i]], changed, err)) != RTCOSIM_OK)
+            return st;
+    /* an output clock (or a countdown clock the importer ticked) ticks the
+     * input clocks it is connected to */
+    for (size_t u = 0; u < count; u++) {
+        size_t lo = comps ? L->comp_reads_start[comps[u]] : u;
+        size_t hi = comps ? L->comp_reads_start[comps[u] + 1] : u + 1;
+        for (size_t j = lo; j < hi; j++) {
+            const clock_read *r = &L->reads[comps ? L->comp_reads[j] : L->countdowns[j]];
+            if (!r->ticked || r->stamp != L->stamp)
+                continue;
+            for (size_t d = r->deps_lo; d < r->deps_hi; d++) {
+                master_link *k = &L->links[L->deps[d]];
+                if (k->type != RTCOSIM_TYPE_CLOCK)
+                    continue;
+                master_component *to = &m->comps[k->to];
+                const bool tick = true;
+                if ((st = master_event_mark(m, k->to, err)) != RTCOSIM_OK)
+                    return st;
+                if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_CLOCK, &k->to_vr, 1, &tick,
+                                                err)) != RTCOSIM_OK)
+                    return failed(st, to, err);
+                *changed = true;
+            }
+        }
+    }
+    return RTCOSIM_OK;
+}
+
+/* FMI 3.0's order in Event Mode, before the components update their
+ * discrete states (fmi3UpdateDiscreteStates ends the instant of super-dense
+ * time and deactivates the clocks): the output clocks that ticked are read,
+ * the countdown clocks due are ticked, the clocked values passed and the
+ * input clocks ticked; what output clocks carry first, what countdown
+ * (input) clocks carry last, as an FMU computes those from the inputs it has
+ * then (the LS-BUS demo bus simulation refuses an input after that). */
 rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const size_t *updated,
                                      size_t n, bool *changed, rtcosim_error *err)
 {
@@ -424,9 +489,9 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
         return RTCOSIM_OK;
     rtcosim_status st;
     L->stamp++;
-    /* The output clocks of the components that updated, each once
-     * (fmi3GetClock resets it, section 2.2.8); no other clock can have
-     * ticked since the last round. */
+    /* The output clocks of this round's components, each once (fmi3GetClock
+     * resets it, section 2.2.8), and those a read after their last update
+     * found ticked. */
     for (size_t u = 0; u < n; u++) {
         size_t c = updated[u];
         master_component *mc = &m->comps[c];
@@ -436,16 +501,16 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
             if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked,
                                             err)) != RTCOSIM_OK)
                 return failed(st, mc, err);
-            r->ticked = ticked;
+            r->ticked = ticked || r->pending;
+            r->pending = false;
             r->stamp = L->stamp;
         }
     }
     for (size_t j = 0; j < L->countdown_count; j++) {
         clock_read *r = &L->reads[L->countdowns[j]];
         master_component *mc = &m->comps[r->comp];
-        r->ticked = r->activated; /* the FMU has updated since its activation */
         r->stamp = L->stamp;
-        r->activated = false;
+        r->ticked = false;
         if (r->due == t) {
             const bool tick = true;
             if ((st = master_event_mark(m, r->comp, err)) != RTCOSIM_OK)
@@ -454,34 +519,30 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
                 RTCOSIM_OK)
                 return failed(st, mc, err);
             r->due = -1;
-            r->activated = true;
+            r->ticked = true;
             *changed = true;
         }
     }
-    /* The Binary links a ticked clock or an updated unclocked output
-     * concerns, in link order; values first, so that a consumer has its
-     * clocked data when its clock ticks. */
+    if ((st = pass_ticked(m, updated, n, changed, err)) != RTCOSIM_OK)
+        return st;
+    return pass_ticked(m, NULL, 0, changed, err);
+}
+
+rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
+                                         const size_t *updated, size_t n, bool *changed,
+                                         rtcosim_error *err)
+{
+    master_links *L = m->links;
+    if (!L)
+        return RTCOSIM_OK;
+    rtcosim_status st;
+    L->stamp++;
+    /* unclocked Binary outputs, as the update left them */
     size_t cand = 0;
-    for (size_t u = 0; u < n; u++) {
-        size_t c = updated[u];
-        for (size_t j = L->comp_bin_start[c]; j < L->comp_bin_start[c + 1]; j++)
+    for (size_t u = 0; u < n; u++)
+        for (size_t j = L->comp_bin_start[updated[u]]; j < L->comp_bin_start[updated[u] + 1]; j++)
             add_candidate(L, &cand, L->comp_bin[j]);
-        for (size_t j = L->comp_reads_start[c]; j < L->comp_reads_start[c + 1]; j++) {
-            const clock_read *r = &L->reads[L->comp_reads[j]];
-            if (r->ticked)
-                for (size_t d = r->deps_lo; d < r->deps_hi; d++)
-                    if (L->links[L->deps[d]].type == RTCOSIM_TYPE_BINARY)
-                        add_candidate(L, &cand, L->deps[d]);
-        }
-    }
-    for (size_t j = 0; j < L->countdown_count; j++) {
-        const clock_read *r = &L->reads[L->countdowns[j]];
-        if (r->ticked)
-            for (size_t d = r->deps_lo; d < r->deps_hi; d++)
-                if (L->links[L->deps[d]].type == RTCOSIM_TYPE_BINARY)
-                    add_candidate(L, &cand, L->deps[d]);
-    }
-    for (size_t i = 1; i < cand; i++) { /* link order, as a pass over all links */
+    for (size_t i = 1; i < cand; i++) {
         size_t x = L->candidates[i], j = i;
         for (; j > 0 && L->candidates[j - 1] > x; j--)
             L->candidates[j] = L->candidates[j - 1];
@@ -490,37 +551,23 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
     for (size_t i = 0; i < cand; i++)
         if ((st = pass_binary(m, &L->links[L->candidates[i]], changed, err)) != RTCOSIM_OK)
             return st;
-    /* An output clock that ticked ticks the input clocks it is connected to
-     * in this event iteration. */
-    for (size_t pass = 0; pass < 2; pass++) {
-        size_t count = pass == 0 ? n : L->countdown_count;
-        for (size_t u = 0; u < count; u++) {
-            size_t lo, hi;
-            if (pass == 0) {
-                lo = L->comp_reads_start[updated[u]];
-                hi = L->comp_reads_start[updated[u] + 1];
-            } else {
-                lo = 0;
-                hi = 1;
-            }
-            for (size_t j = lo; j < hi; j++) {
-                const clock_read *r =
-                    &L->reads[pass == 0 ? L->comp_reads[j] : L->countdowns[u]];
-                if (!r->ticked)
-                    continue;
-                for (size_t d = r->deps_lo; d < r->deps_hi; d++) {
-                    master_link *k = &L->links[L->deps[d]];
-                    if (k->type != RTCOSIM_TYPE_CLOCK)
-                        continue;
-                    master_component *to = &m->comps[k->to];
-                    const bool tick = true;
-                    if ((st = master_event_mark(m, k->to, err)) != RTCOSIM_OK)
-                        return st;
-                    if ((st = rtcosim_component_set(to->c, RTCOSIM_TYPE_CLOCK, &k->to_vr, 1, &tick,
-                                                    err)) != RTCOSIM_OK)
-                        return failed(st, to, err);
-                    *changed = true;
-                }
+    /* Lenient: an output clock ticked by fmi3UpdateDiscreteStates itself
+     * (without asking for another update, where the standard reads clocks
+     * next): read now, passed in the next round with what it clocks. */
+    for (size_t u = 0; u < n; u++) {
+        size_t c = updated[u];
+        master_component *mc = &m->comps[c];
+        for (size_t j = L->comp_reads_start[c]; j < L->comp_reads_start[c + 1]; j++) {
+            clock_read *r = &L->reads[L->comp_reads[j]];
+            bool ticked = false;
+            if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked,
+                                            err)) != RTCOSIM_OK)
+                return failed(st, mc, err);
+            if (ticked) {
+                r->pending = true;
+                if ((st = master_event_mark(m, c, err)) != RTCOSIM_OK)
+                    return st;
+                *changed = true;
             }
         }
     }
@@ -528,7 +575,7 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
      * when it ticks next. */
     for (size_t j = 0; j < L->countdown_count; j++) {
         clock_read *r = &L->reads[L->countdowns[j]];
-        if (r->clock_index < 0 || r->due >= 0 || r->activated ||
+        if (r->clock_index < 0 || r->due >= 0 ||
             !rtcosim_component_in_event_mode(m->comps[r->comp].c))
             continue;
         double interval = 0;
@@ -542,10 +589,8 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
             if (rtcosim_time_from_seconds(interval, &ns, err) != RTCOSIM_OK)
                 return failed(RTCOSIM_ECOMPONENT, mc, err);
             r->due = t + ns;
-            if (ns == 0) { /* ticks at this instant: in the next round */
-                r->due = t;
+            if (ns == 0) /* ticks at this instant: in the next round */
                 *changed = true;
-            }
         }
     }
     return RTCOSIM_OK;

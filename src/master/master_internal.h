@@ -354,16 +354,23 @@ void master_step_component(master_component *mc);
 /* events_links.c: Binary and Clock connections, kept apart from the step's
  * connections and passed only in the event iteration. connect: checked and
  * added (what: "connection a.y -> b.u"); init: at the first iteration;
- * exchange: after a round in which the components updated[0..n) updated,
- * their connected output clocks (read once), the ticked clocks and Binary
- * values to their consumers (master_event_mark, *changed set); the work is
- * proportional to what those components drive, not to all links. */
+ * exchange: in a round, before the components updated[0..n) update their
+ * discrete states (FMI 3.0's order: fmi3UpdateDiscreteStates deactivates
+ * clocks), their connected output clocks (read once) and the countdown
+ * clocks due, the ticked clocks and the Binary values they clock to their
+ * consumers (master_event_mark, *changed set); after_update: their unclocked
+ * Binary outputs, output clocks the update ticked (kept for the next round)
+ * and countdown intervals. The work is proportional to what those components
+ * drive, not to all links. */
 typedef struct master_links master_links;
 rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t fc, size_t fv,
                                     size_t tc, size_t tv, rtcosim_error *err);
 rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err);
 rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const size_t *updated,
                                      size_t n, bool *changed, rtcosim_error *err);
+rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
+                                         const size_t *updated, size_t n, bool *changed,
+                                         rtcosim_error *err);
 /* next (-1: none) or an earlier tick of an input countdown clock after now. */
 rtcosim_time_ns master_links_next_event(const rtcosim_master *m, rtcosim_time_ns next,
                                         rtcosim_time_ns now);

@@ -287,6 +287,79 @@ static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **s
     free(err);
 }
 
+/* FMI 3.0's event-mode order, as the FMI-LS-BUS demo FMUs
+ * (modelica/fmi-ls-bus-examples) need it: output clocks and what they clock
+ * read before fmi3UpdateDiscreteStates, which deactivates them. The nodes
+ * tick Tx_Clock at the end of the step that reaches a frame and drop a tick
+ * not read by their update (tx_lost); the countdown bus simulation clears a
+ * delivery not read right after its clock ticked. The same frames, times and
+ * Confirms as the nodes that compose in their update (above), none lost;
+ * the integrated bus times them by their bits. */
+static void clocks_are_read_before_the_update_as_the_ls_bus_demos_need(void **state)
+{
+    (void)state;
+    static const char *const abc[] = {"a", "b", "c"};
+    char conns[4096] = "";
+    ssd_connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
+    ssd_connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
+    const char *ssd = write_ssd("direct_step_end.ssd", RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, ab, 2,
+                                NULL, conns);
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0028", "-q",
+                             "--start-value", "b.offset", "0.0005", "--output-variable",
+                             "a.rx_frames", "--output-variable", "b.rx_frames",
+                             "--output-variable", "a.last_rx_time", "--output-variable",
+                             "b.last_rx_time", "--output-variable", "a.tx_lost",
+                             "--output-variable", "b.tx_lost", NULL),
+                     0);
+    char *out = read_text("out.txt");
+    expect_in(out, "  a.rx_frames                      3\n"
+                   "  b.rx_frames                      2\n"
+                   "  a.last_rx_time                   0.0025\n"
+                   "  b.last_rx_time                   0.002\n"
+                   "  a.tx_lost                        0\n"
+                   "  b.tx_lost                        0\n");
+    free(out);
+    conns[0] = '\0';
+    for (int k = 0; k < 3; k++) {
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "Node%d.", k + 1);
+        ssd_connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
+        ssd_connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
+    }
+    ssd = write_ssd("countdown_step_end.ssd", RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, abc, 3,
+                    RTCOSIM_FMU_LSBUSSIMULATIONCOUNTDOWN_FMI3, conns);
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
+                             "--start-value", "b.can_id", "291", "--start-value", "c.period",
+                             "0.002", "--output-variable", "a.rx_frames", "--output-variable",
+                             "a.confirms", "--output-variable", "c.rx_frames", "--output-variable",
+                             "c.last_rx_time", "--output-variable", "a.last_confirm_time",
+                             "--output-variable", "a.tx_lost", NULL),
+                     0);
+    out = read_text("out.txt");
+    expect_in(out, "  a.rx_frames                      3\n"
+                   "  a.confirms                       2\n"
+                   "  c.rx_frames                      4\n"
+                   "  c.last_rx_time                   0.0021\n"
+                   "  a.last_confirm_time              0.0021\n"
+                   "  a.tx_lost                        0\n");
+    free(out);
+    ssd = write_ssd("nodes_step_end.ssd", RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, ab, 2, NULL, "");
+    /* on the integrated bus at 500 kbit/s: a's frame (id 200, no data) at
+     * 1 ms ends 47 bits + 3 stuff bits later, b's (id 291) after it */
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
+                             "--can-bus", "can0=a.CAN,b.CAN", "--start-value", "b.can_id", "291",
+                             "--output-variable", "b.rx_frames", "--output-variable",
+                             "b.last_rx_time", "--output-variable", "a.confirms",
+                             "--output-variable", "a.tx_lost", NULL),
+                     0);
+    out = read_text("out.txt");
+    expect_in(out, "  b.rx_frames                      1\n"
+                   "  b.last_rx_time                   0.0011\n"
+                   "  a.confirms                       1\n"
+                   "  a.tx_lost                        0\n");
+    free(out);
+}
+
 static void bad_operations_are_one_line_errors_naming_the_fmu(void **state)
 {
     (void)state;
@@ -436,6 +509,7 @@ int main(void)
         cmocka_unit_test(direct_communication_passes_frames_at_their_send_times),
         cmocka_unit_test(a_bus_simulation_fmu_forwards_and_confirms),
         cmocka_unit_test(a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks),
+        cmocka_unit_test(clocks_are_read_before_the_update_as_the_ls_bus_demos_need),
         cmocka_unit_test(bad_operations_are_one_line_errors_naming_the_fmu),
         cmocka_unit_test(clocks_of_incompatible_kinds_are_refused_naming_both_ends),
         cmocka_unit_test(an_empty_token_and_a_one_element_rx_array_are_warnings),
