@@ -94,9 +94,10 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
     return st == RTCOSIM_OK ? st : fail(n, st, err);
 }
 
-/* The node's event at t (the FMU stepped there): the bus's operation, if
- * any, in Rx_Data; the discrete-state iteration; Tx; back to step mode; the
- * next time event scheduled. */
+/* The node's event at t (the FMU stepped there): Tx if Tx_Clock ticked in
+ * the step; the bus's operation, if any, in Rx_Data; the discrete-state
+ * iteration; Tx if it ticked there; back to step mode; the next time event
+ * scheduled. */
 /* The next time event: the FMU's announcement or its scheduler's next tick. */
 static rtcosim_status schedule_next(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
                                     rtcosim_time_ns next, rtcosim_error *err)
@@ -172,6 +173,15 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
     if (!rtcosim_component_in_event_mode(n->c) &&
         (st = rtcosim_component_enter_event_mode(n->c, err)) != RTCOSIM_OK)
         return fail(n, st, err);
+    /* FMI 3.0's event-mode order: the output clock and what it clocks before
+     * the update, which deactivates it (a node that ticks Tx_Clock as its
+     * step ends); a read resets it (section 2.2.8) */
+    bool ticked = false;
+    if ((st = rtcosim_component_get(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_tx_clock, 1, &ticked, err)) !=
+        RTCOSIM_OK)
+        return fail(n, st, err);
+    if (ticked && (st = send_ops(n, lp, err)) != RTCOSIM_OK)
+        return st;
     if (op) {
         size_t used = 0;
         const bool tick = true;
@@ -190,8 +200,8 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
     if ((st = rtcosim_component_settle_events(n->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err)) !=
         RTCOSIM_OK)
         return fail(n, st, err);
-    /* Tx_Clock once per event (a read resets it, FMI 3.0 section 2.2.8). */
-    bool ticked = false;
+    /* lenient: a Tx_Clock the update itself ticked */
+    ticked = false;
     if ((st = rtcosim_component_get(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_tx_clock, 1, &ticked, err)) !=
         RTCOSIM_OK)
         return fail(n, st, err);

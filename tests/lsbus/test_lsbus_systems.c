@@ -360,6 +360,34 @@ static void clocks_are_read_before_the_update_as_the_ls_bus_demos_need(void **st
     free(out);
 }
 
+/* The same on the event kernel (`rtcosim events --lsbus-node`): a node that
+ * ticks Tx_Clock as its step ends puts the same frames on the bus as one
+ * that ticks it in its update, beside the engine ECU. */
+static void an_event_kernel_node_is_read_before_its_update(void **state)
+{
+    (void)state;
+    const char *fmus[2] = {NODE, RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3};
+    const char *logs[2] = {"update.log", "step_end.log"};
+    char *text[2];
+    for (int i = 0; i < 2; i++) {
+        char node[1024];
+        snprintf(node, sizeof node, "a=%s,tx=0x123:8,can_id=291,data_length=8,offset=0.00206,"
+                 "period=0.001", fmus[i]);
+        assert_int_equal(events_cli("--ecus", "1", "--stop-time", "0.005", "--lsbus-node", node,
+                                    "--can-log", logs[i], NULL),
+                         0);
+        text[i] = read_text(logs[i]);
+    }
+    assert_string_equal(text[1], text[0]);
+    /* three frames of the node (2.06, 3.06, 4.06 ms) among the ECU's */
+    size_t frames = 0;
+    for (const char *p = text[0]; (p = strstr(p, " can0 123#")); p++)
+        frames++;
+    assert_int_equal(frames, 3);
+    free(text[0]);
+    free(text[1]);
+}
+
 static void bad_operations_are_one_line_errors_naming_the_fmu(void **state)
 {
     (void)state;
@@ -510,6 +538,7 @@ int main(void)
         cmocka_unit_test(a_bus_simulation_fmu_forwards_and_confirms),
         cmocka_unit_test(a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks),
         cmocka_unit_test(clocks_are_read_before_the_update_as_the_ls_bus_demos_need),
+        cmocka_unit_test(an_event_kernel_node_is_read_before_its_update),
         cmocka_unit_test(bad_operations_are_one_line_errors_naming_the_fmu),
         cmocka_unit_test(clocks_of_incompatible_kinds_are_refused_naming_both_ends),
         cmocka_unit_test(an_empty_token_and_a_one_element_rx_array_are_warnings),
