@@ -392,13 +392,26 @@ handle_event(run *r, rtcosim_time_ns t, rtcosim_time_ns *next_event, bool *termi
              rtcosim_error *err)
 {
     rtcosim_event_update u;
-    rtcosim_status st =
-        rtcosim_component_settle_events(r->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err);
-    /* The recorded output clocks, once, in Event Mode (section 2.2.8). */
+    rtcosim_status st = RTCOSIM_OK;
+    /* The recorded output clocks in Event Mode (section 2.2.8), in FMI 3.0's
+     * order before fmi3UpdateDiscreteStates, which deactivates them; and,
+     * lenient, those the update itself ticked (a read resets a clock: a
+     * tick is seen once either way). */
     batch *b = r->clock_outputs;
-    if (st == RTCOSIM_OK && b) {
-        st = rtcosim_component_get(r->c, RTCOSIM_TYPE_CLOCK, b->vrs, b->count, b->values, err);
+    if (b) {
+        if (!rtcosim_component_in_event_mode(r->c))
+            st = rtcosim_component_enter_event_mode(r->c, err);
+        if (st == RTCOSIM_OK)
+            st = rtcosim_component_get(r->c, RTCOSIM_TYPE_CLOCK, b->vrs, b->count, b->values,
+                                       err);
         r->clock_time = t;
+    }
+    if (st == RTCOSIM_OK)
+        st = rtcosim_component_settle_events(r->c, RTCOSIM_EVENT_ITERATION_LIMIT, &u, err);
+    for (size_t k = 0; st == RTCOSIM_OK && b && k < b->count; k++) {
+        bool ticked = false;
+        st = rtcosim_component_get(r->c, RTCOSIM_TYPE_CLOCK, &b->vrs[k], 1, &ticked, err);
+        ((bool *)b->values)[k] |= ticked;
     }
     if (st == RTCOSIM_OK && !u.terminate_requested)
         st = rtcosim_component_enter_step_mode(r->c, err);
