@@ -2,7 +2,8 @@
  * LPs of the event kernel on the vehicle's CAN bus (src/lsbus/event_node.c),
  * beside the native and firmware ECUs. Keys: tx=ID:DLC (a frame it may
  * send; repeatable; tx=ID:LENGTH:fd or :xl a CAN FD or CAN XL frame),
- * delay=SECONDS (its lookahead to the bus), terminal=NAME,
+ * delay=SECONDS (its lookahead to the bus), step=SECONDS (its step grid while it
+ * announces no event; 0 none; default its DefaultExperiment stepSize), terminal=NAME,
  * interface=cs|se (co-simulation with Event Mode, or scheduled execution);
  * any other key is a start value of the FMU. */
 #include <stdio.h>
@@ -85,6 +86,14 @@ rtcosim_status events_lsbus_parse(events_lsbus *l, const char *spec, rtcosim_err
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                          "events: --lsbus-node %s: delay needs seconds >= 0, got "
                                          "'%s'", head, v);
+        } else if (strcmp(f, "step") == 0) {
+            if (rtcosim_time_parse_seconds(v, &s->config.step, err) != RTCOSIM_OK ||
+                s->config.step < 0)
+                return rtcosim_error_set(err, RTCOSIM_EINVAL,
+                                         "events: --lsbus-node %s: step needs seconds >= 0, got "
+                                         "'%s'", head, v);
+            if (s->config.step == 0)
+                s->config.step = -1; /* step=0: only at its events and frames */
         } else if (strcmp(f, "terminal") == 0) {
             s->config.terminal = v;
         } else if (strcmp(f, "interface") == 0) {

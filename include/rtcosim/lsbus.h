@@ -427,6 +427,12 @@ typedef struct rtcosim_lsbus_event_node_config {
     const uint16_t *tx_lengths;
     size_t tx_count;
     rtcosim_time_ns start, stop;
+    /* Co-simulation: while the FMU announces no next event time, it is
+     * stepped on the grid start + k step, so that what it decides in a step
+     * (a frame sent as the step reaches its time, as the FMI-LS-BUS demo
+     * nodes do) is on time; 0: its DefaultExperiment stepSize, none without
+     * one; < 0: only at its events and frames. */
+    rtcosim_time_ns step;
     /* Load the FMU for FMI 3.0 scheduled execution (chapter 5) instead:
      * Rx_Clock a triggered input clock (its partition runs at each bus
      * event, after Rx_Data is set), Tx_Clock an output clock; the LP runs

@@ -47,6 +47,7 @@ typedef struct node {
     double period, offset;
     int32_t tx_frames, rx_frames, confirms, arbitration_lost, bus_errors, unknown_ops, last_rx_id;
     int32_t tx_lost; /* LSBUS_NODE_AT_STEP_END: ticks not read before the update */
+    int32_t announce;
     double last_rx_time, last_confirm_time;
     model_binary tx_data, rx_data;
     bool tx_clock, rx_clock, tx_read, configured;
@@ -131,6 +132,9 @@ static const model_variable variables[] = {
     OUT(41, "last_rx_af", MODEL_INT32, last_rx_af, "its AF (0 unless CAN XL)"),
     OUT(42, "rx_data_ok", MODEL_INT32, rx_data_ok,
         "1 when its bytes are pattern's for its length and the frames received before it"),
+    PAR(44, "announce", MODEL_INT32, announce, "1",
+        "1 announces the next frame's time (nextEventTime); 0 does not, as the FMI-LS-BUS "
+        "demo nodes: the importer must step it to each frame's time"),
     OUT(43, "tx_lost", MODEL_INT32, tx_lost,
         "LsBusNodeStepEnd: Tx_Clock ticks the importer had not read before "
         "fmi3UpdateDiscreteStates (their ops are dropped)"),
@@ -297,7 +301,7 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
     if (compose_due(inst, d, time) != MODEL_OK)
         return MODEL_ERROR;
 #endif
-    result->next_event_time_defined = true;
+    result->next_event_time_defined = d->announce != 0;
     result->next_event_time = d->offset + d->sent * d->period;
     return MODEL_OK;
 }

@@ -24,6 +24,7 @@ struct rtcosim_lsbus_event_node {
     uint32_t node;
     rtcosim_lp_id lp;
     rtcosim_time_ns tx_delay, fmu_time, stop;
+    rtcosim_time_ns start, step; /* the step grid (step 0: none) */
     /* The time event the FMU announced (-1: none) and whether the LP has a
      * self-event pending for it. */
     rtcosim_time_ns announced, scheduled;
@@ -103,6 +104,11 @@ static rtcosim_status schedule_next(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
                                     rtcosim_time_ns next, rtcosim_error *err)
 {
     n->announced = next > t && next != RTCOSIM_TIME_MAX ? next : -1;
+    if (n->announced < 0 && n->step > 0 && !n->se) {
+        /* nothing announced: the next point of its step grid */
+        rtcosim_time_ns k = (t - n->start) / n->step + 1;
+        n->announced = k > (RTCOSIM_TIME_MAX - n->start) / n->step ? -1 : n->start + k * n->step;
+    }
     if (n->announced > 0 && n->announced <= n->stop && n->announced != n->scheduled) {
         n->scheduled = n->announced;
         rtcosim_status st =
@@ -319,7 +325,7 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
     }
     n->bus = bus;
     n->tx_delay = cfg->tx_delay;
-    n->fmu_time = cfg->start;
+    n->fmu_time = n->start = cfg->start;
     n->stop = cfg->stop;
     n->announced = n->scheduled = -1;
     const char *terminal = cfg->terminal ? cfg->terminal : "CAN";
@@ -332,6 +338,12 @@ rtcosim_status rtcosim_lsbus_event_node_create(rtcosim_events *sim, rtcosim_can_
         st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                "%s: an LS-BUS node of the event kernel needs FMI 3.0 "
                                "co-simulation with Event Mode (hasEventMode)", cfg->fmu_path);
+    if (st == RTCOSIM_OK) {
+        const rtcosim_component_desc *d = rtcosim_component_description(n->c);
+        n->step = cfg->step > 0 ? cfg->step
+                  : cfg->step == 0 && d->has_default_step && d->default_step > 0 ? d->default_step
+                                                                                 : 0;
+    }
     if (st == RTCOSIM_OK)
         st = member(n, cfg->fmu_path, terminal, "Tx_Data", RTCOSIM_TYPE_BINARY, &n->vr_tx_data, err);
     if (st == RTCOSIM_OK)

@@ -388,6 +388,35 @@ static void an_event_kernel_node_is_read_before_its_update(void **state)
     free(text[1]);
 }
 
+/* A node that announces no event time (announce=0, as the FMI-LS-BUS demo
+ * nodes, which send as a step reaches a frame's time) is stepped on its
+ * DefaultExperiment stepSize (1 ms): its frames go when they are due, the
+ * same log as the node that announces them; step=0 (no grid) leaves it to
+ * the engine ECU's frames to step it, and its frames go late. */
+static void an_event_kernel_node_without_announcements_is_stepped_on_its_grid(void **state)
+{
+    (void)state;
+    const char *opts[3] = {"", ",announce=0", ",announce=0,step=0"};
+    const char *logs[3] = {"announced.log", "grid.log", "no_grid.log"};
+    char *text[3];
+    for (int i = 0; i < 3; i++) {
+        char node[1024];
+        snprintf(node, sizeof node, "a=%s,tx=0x123:8,can_id=291,data_length=8,offset=0.002,"
+                 "period=0.001%s", NODE, opts[i]);
+        assert_int_equal(events_cli("--ecus", "1", "--stop-time", "0.005", "--lsbus-node", node,
+                                    "--can-log", logs[i], NULL),
+                         0);
+        text[i] = read_text(logs[i]);
+    }
+    assert_string_equal(text[1], text[0]);
+    assert_string_not_equal(text[2], text[0]);
+    /* 2, 3, 4 ms: each frame (id 0x123, 8 bytes, 500 kbit/s) ends 222 us
+     * later when the bus is idle, as the ECU's are 0.3 ms off */
+    assert_non_null(strstr(text[0], "(0000000000.002222) can0 123#1122334455667788\n"));
+    for (int i = 0; i < 3; i++)
+        free(text[i]);
+}
+
 static void bad_operations_are_one_line_errors_naming_the_fmu(void **state)
 {
     (void)state;
@@ -539,6 +568,7 @@ int main(void)
         cmocka_unit_test(a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks),
         cmocka_unit_test(clocks_are_read_before_the_update_as_the_ls_bus_demos_need),
         cmocka_unit_test(an_event_kernel_node_is_read_before_its_update),
+        cmocka_unit_test(an_event_kernel_node_without_announcements_is_stepped_on_its_grid),
         cmocka_unit_test(bad_operations_are_one_line_errors_naming_the_fmu),
         cmocka_unit_test(clocks_of_incompatible_kinds_are_refused_naming_both_ends),
         cmocka_unit_test(an_empty_token_and_a_one_element_rx_array_are_warnings),
