@@ -132,12 +132,12 @@ static const model_variable variables[] = {
     OUT(41, "last_rx_af", MODEL_INT32, last_rx_af, "its AF (0 unless CAN XL)"),
     OUT(42, "rx_data_ok", MODEL_INT32, rx_data_ok,
         "1 when its bytes are pattern's for its length and the frames received before it"),
-    PAR(44, "announce", MODEL_INT32, announce, "1",
-        "1 announces the next frame's time (nextEventTime); 0 does not, as the FMI-LS-BUS "
-        "demo nodes: the importer must step it to each frame's time"),
     OUT(43, "tx_lost", MODEL_INT32, tx_lost,
         "LsBusNodeStepEnd: Tx_Clock ticks the importer had not read before "
         "fmi3UpdateDiscreteStates (their ops are dropped)"),
+    PAR(44, "announce", MODEL_INT32, announce, "1",
+        "1 announces the next frame's time (nextEventTime); 0 does not, as the FMI-LS-BUS "
+        "demo nodes: the importer must step it to each frame's time"),
 };
 
 #ifdef LSBUS_NODE_SE

@@ -355,6 +355,14 @@ static rtcosim_status failed(rtcosim_status st, const master_component *mc, rtco
     return st;
 }
 
+/* fmi3GetClock of an output clock (a read resets it, section 2.2.8). */
+static rtcosim_status read_clock(master_component *mc, const clock_read *r, bool *ticked,
+                                 rtcosim_error *err)
+{
+    rtcosim_status st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, ticked, err);
+    return st == RTCOSIM_OK ? st : failed(st, mc, err);
+}
+
 static bool ticked_now(const master_links *L, size_t r)
 {
     return L->reads[r].stamp == L->stamp && L->reads[r].ticked;
@@ -417,6 +425,26 @@ static void add_candidate(master_links *L, size_t *n, size_t link)
     L->candidates[(*n)++] = link;
 }
 
+/* The candidates[0..n) in link order, as a pass over all links would take
+ * them, each passed. */
+static rtcosim_status pass_candidates(rtcosim_master *m, size_t n, bool *changed,
+                                      rtcosim_error *err)
+{
+    master_links *L = m->links;
+    for (size_t i = 1; i < n; i++) {
+        size_t x = L->candidates[i], j = i;
+        for (; j > 0 && L->candidates[j - 1] > x; j--)
+            L->candidates[j] = L->candidates[j - 1];
+        L->candidates[j] = x;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rtcosim_status st = pass_binary(m, &L->links[L->candidates[i]], changed, err);
+        if (st != RTCOSIM_OK)
+            return st;
+    }
+    return RTCOSIM_OK;
+}
+
 /* The Binary links the ticked reads concern (the reads of `comps`, or with
  * comps NULL the countdown clocks), in link order as a pass over all links
  * would take them; then the input clocks those reads tick. Values first, so
@@ -438,15 +466,8 @@ static rtcosim_status pass_ticked(rtcosim_master *m, const size_t *comps, size_t
                         add_candidate(L, &cand, L->deps[d]);
         }
     }
-    for (size_t i = 1; i < cand; i++) {
-        size_t x = L->candidates[i], j = i;
-        for (; j > 0 && L->candidates[j - 1] > x; j--)
-            L->candidates[j] = L->candidates[j - 1];
-        L->candidates[j] = x;
-    }
-    for (size_t i = 0; i < cand; i++)
-        if ((st = pass_binary(m, &L->links[L->candidates[i]], changed, err)) != RTCOSIM_OK)
-            return st;
+    if ((st = pass_candidates(m, cand, changed, err)) != RTCOSIM_OK)
+        return st;
     /* an output clock (or a countdown clock the importer ticked) ticks the
      * input clocks it is connected to */
     for (size_t u = 0; u < count; u++) {
@@ -498,9 +519,8 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
         for (size_t j = L->comp_reads_start[c]; j < L->comp_reads_start[c + 1]; j++) {
             clock_read *r = &L->reads[L->comp_reads[j]];
             bool ticked = false;
-            if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked,
-                                            err)) != RTCOSIM_OK)
-                return failed(st, mc, err);
+            if ((st = read_clock(mc, r, &ticked, err)) != RTCOSIM_OK)
+                return st;
             r->ticked = ticked || r->pending;
             r->pending = false;
             r->stamp = L->stamp;
@@ -542,15 +562,8 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
     for (size_t u = 0; u < n; u++)
         for (size_t j = L->comp_bin_start[updated[u]]; j < L->comp_bin_start[updated[u] + 1]; j++)
             add_candidate(L, &cand, L->comp_bin[j]);
-    for (size_t i = 1; i < cand; i++) {
-        size_t x = L->candidates[i], j = i;
-        for (; j > 0 && L->candidates[j - 1] > x; j--)
-            L->candidates[j] = L->candidates[j - 1];
-        L->candidates[j] = x;
-    }
-    for (size_t i = 0; i < cand; i++)
-        if ((st = pass_binary(m, &L->links[L->candidates[i]], changed, err)) != RTCOSIM_OK)
-            return st;
+    if ((st = pass_candidates(m, cand, changed, err)) != RTCOSIM_OK)
+        return st;
     /* Lenient: an output clock ticked by fmi3UpdateDiscreteStates itself
      * (without asking for another update, where the standard reads clocks
      * next): read now, passed in the next round with what it clocks. */
@@ -560,9 +573,8 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
         for (size_t j = L->comp_reads_start[c]; j < L->comp_reads_start[c + 1]; j++) {
             clock_read *r = &L->reads[L->comp_reads[j]];
             bool ticked = false;
-            if ((st = rtcosim_component_get(mc->c, RTCOSIM_TYPE_CLOCK, &r->vr, 1, &ticked,
-                                            err)) != RTCOSIM_OK)
-                return failed(st, mc, err);
+            if ((st = read_clock(mc, r, &ticked, err)) != RTCOSIM_OK)
+                return st;
             if (ticked) {
                 r->pending = true;
                 if ((st = master_event_mark(m, c, err)) != RTCOSIM_OK)
