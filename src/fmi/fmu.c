@@ -1,5 +1,6 @@
-/* rtcosim_fmu_load: archive -> modelDescription.xml -> platform binary ->
- * rtcosim_component (co-simulation, or model exchange wrapped by me_solver.c). Also the helpers both FMI versions share: status
+/* rtcosim_fmu_load: archive -> modelDescription.xml -> platform binary
+ * (fmu_binary.c) -> rtcosim_component (co-simulation, or model exchange
+ * wrapped by me_solver.c). Also the helpers both FMI versions share: status
  * mapping, call tracing, FMU log messages, and tearing an FMU down again. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -10,33 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/elf_check.h"
 #include "archive/archive.h"
 #include "fmi/fmu_internal.h"
 
 const char rtcosim_fmi1_kind[] = "fmi1";
 const char rtcosim_fmi2_kind[] = "fmi2";
 const char rtcosim_fmi3_kind[] = "fmi3";
-
-/* Platform folder names: FMI 2.0 section 2.3 ("linux64"), FMI 3.0 section
- * 2.5.1.4 (<arch>-<os> tuples). */
-#if defined(__x86_64__) && defined(__linux__)
-#define PLATFORM_TEXT "x86_64 Linux"
-#define FMI2_PLATFORM "linux64"
-#define FMI3_PLATFORM "x86_64-linux"
-#elif defined(__aarch64__) && defined(__linux__)
-#define PLATFORM_TEXT "aarch64 Linux"
-#define FMI2_PLATFORM NULL /* FMI 2.0 names no ARM platform */
-#define FMI3_PLATFORM "aarch64-linux"
-#else
-#define PLATFORM_TEXT "this platform"
-#define FMI2_PLATFORM NULL
-#define FMI3_PLATFORM NULL
-#endif
 
 static const char *const fmi2_status_names[] = {"fmi2OK",    "fmi2Warning", "fmi2Discard",
                                                 "fmi2Error", "fmi2Fatal",   "fmi2Pending"};
@@ -297,202 +280,6 @@ void rtcosim_fmu_destroy(void *self)
     free(f);
 }
 
-/* A file: URI for a local absolute path (RFC 8089), escaping what is not
- * unreserved so that paths with spaces stay valid. FMI 2.0 section 2.1.5. */
-static char *file_uri(const char *path)
-{
-    size_t len = strlen(path);
-    char *uri = malloc(sizeof "file://" + 3 * len);
-    if (!uri)
-        return NULL;
-    char *o = uri + sprintf(uri, "file://");
-    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
-        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-            strchr("/-._~", *c))
-            *o++ = (char)*c;
-        else
-            o += sprintf(o, "%%%02X", *c);
-    }
-    *o = '\0';
-    return uri;
-}
-
-static char *join(const char *a, const char *b, const char *c, const char *d)
-{
-    size_t n = strlen(a) + strlen(b) + strlen(c) + strlen(d) + 1;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s%s%s%s", a, b, c, d);
-    return s;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-size_t rtcosim_fmu_platforms(const char *extracted_dir, char *text, size_t size)
-{
-    if (size)
-        text[0] = '\0';
-    if (!extracted_dir)
-        return 0;
-    char *names[64];
-    size_t count = 0, len = 0;
-    char *binaries = join(extracted_dir, "/binaries", "", "");
-    DIR *d = binaries ? opendir(binaries) : NULL;
-    struct dirent *e;
-    while (d && count < sizeof names / sizeof names[0] && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char *path = join(binaries, "/", e->d_name, "");
-        struct stat sb;
-        if (path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (names[count] = strdup(e->d_name)))
-            count++;
-        free(path);
-    }
-    if (d)
-        closedir(d);
-    free(binaries);
-    qsort(names, count, sizeof names[0], compare_names);
-    char *sources = join(extracted_dir, "/sources", "", "");
-    struct stat sb;
-    bool has_sources = sources && stat(sources, &sb) == 0 && S_ISDIR(sb.st_mode);
-    free(sources);
-    for (size_t i = 0; i <= count; i++) {
-        const char *name = i < count ? names[i] : has_sources ? "sources" : NULL;
-        if (!name)
-            break;
-        int n = snprintf(len < size ? text + len : NULL, len < size ? size - len : 0, "%s%s",
-                         len ? ", " : "", name);
-        len += n > 0 ? (size_t)n : 0;
-        if (i < count)
-            free(names[i]);
-    }
-    return len;
-}
-
-void *rtcosim_fmu_symbol(const rtcosim_fmu *f, const char *name)
-{
-    if (!f->symbol_prefix[0])
-        return dlsym(f->library, name);
-    char full[sizeof f->symbol_prefix + 64];
-    snprintf(full, sizeof full, "%s%s", f->symbol_prefix, name);
-    return dlsym(f->library, full);
-}
-
-/* FMI 2.0 and 3.0 binaries export their functions as the standard names
- * them (fmi3DoStep); sources prefix them with FMI2/3_FUNCTION_PREFIX, the
- * model identifier and '_' (FMI 3.0 section 2.2.1), for static linking. A
- * library built from sources that define the prefix themselves (the
- * FMI-LS-BUS demo FMUs do) has only those names: taken, with a warning. */
-static void find_symbol_prefix(rtcosim_fmu *f)
-{
-    f->symbol_prefix[0] = '\0';
-    const char *probe = f->md->version == RTCOSIM_FMI_3 ? "fmi3GetVersion" : "fmi2GetVersion";
-    if (f->md->version == RTCOSIM_FMI_1 || dlsym(f->library, probe) ||
-        strlen(f->model_identifier) + 2 > sizeof f->symbol_prefix)
-        return;
-    snprintf(f->symbol_prefix, sizeof f->symbol_prefix, "%s_", f->model_identifier);
-    if (!rtcosim_fmu_symbol(f, probe)) {
-        f->symbol_prefix[0] = '\0';
-        return;
-    }
-    rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: its binary names its functions with the prefix "
-                "'%s' (%s%s), as sources compiled for static linking do; a shared library has "
-                "the standard's names (FMI %s section 2.2.1): taken as they are",
-                f->archive_path, f->symbol_prefix, f->symbol_prefix, probe,
-                f->md->fmi_version_text);
-}
-
-static rtcosim_status load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
-                                  rtcosim_error *err)
-{
-    const rtcosim_fmi_md *md = f->md;
-    /* FMI 1.0 uses the folder names of 2.0 (ME 1.0 section 2.2: "linux64"). */
-    const char *platform = md->version == RTCOSIM_FMI_3 ? FMI3_PLATFORM : FMI2_PLATFORM;
-    if (!platform)
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: FMI %s defines no binary folder for " PLATFORM_TEXT,
-                                 f->archive_path, md->fmi_version_text);
-    char relative[512];
-    snprintf(relative, sizeof relative, "binaries/%s/%s.so", platform, f->model_identifier);
-    f->binary_path = join(f->dir, "/", relative, "");
-    if (!f->binary_path)
-        return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
-    if (access(f->binary_path, R_OK) != 0) {
-        char held[256];
-        rtcosim_fmu_platforms(f->dir, held, sizeof held);
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: no binary for this platform (" PLATFORM_TEXT
-                                 "): expected %s; it holds %s", f->archive_path, relative,
-                                 strcmp(held, "sources") == 0 ? "only sources (build it from them)"
-                                 : held[0] ? held : "no binaries");
-    }
-    /* one library file is one dlopen handle: an FMU that may be instantiated
-     * only once per process gets a private copy from its archive (load), in
-     * place only its first instance */
-    void *loaded = f->in_place && f->once_per_process
-                       ? dlopen(f->binary_path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) : NULL;
-    if (loaded) {
-        dlclose(loaded);
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: the FMU can be instantiated only once per process "
-                                 "(canBeInstantiatedOnlyOncePerProcess) and its library is "
-                                 "loaded already: give the .fmu archive, which rtcosim unpacks "
-                                 "once per instance", f->archive_path);
-    }
-    char label[1024];
-    snprintf(label, sizeof label, "%s: %s", f->archive_path, relative);
-    rtcosim_status checked = util_elf_check_loadable(f->binary_path, label, err);
-    if (checked != RTCOSIM_OK)
-        return checked; /* (a truncated library would be a SIGBUS inside dlopen) */
-    f->library = dlopen(f->binary_path, RTLD_NOW | RTLD_LOCAL);
-    if (!f->library) {
-        const char *why = dlerror();
-        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot load %s: %s", f->archive_path,
-                                 relative, why ? why : "unknown error");
-    }
-    find_symbol_prefix(f);
-    /* POSIX dlsym returns data pointers that are valid function pointers. */
-#define RTCOSIM_FMI_RESOLVE_(table, name) f->table.name = (name##TYPE *)rtcosim_fmu_symbol(f, #name);
-#define RTCOSIM_FMI2_RESOLVE_(name) RTCOSIM_FMI_RESOLVE_(fmi2, name)
-#define RTCOSIM_FMI3_RESOLVE_(name) RTCOSIM_FMI_RESOLVE_(fmi3, name)
-    if (md->version == RTCOSIM_FMI_1) {
-        /* fmuLocation: the extracted FMU's directory as a file URI (CS 1.0
-         * section 3.3). */
-        char *uri = file_uri(f->dir);
-        if (!uri)
-            return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
-        rtcosim_status st = rtcosim_fmi1_prepare(f, opts, uri, err);
-        free(uri);
-        return st;
-    }
-    if (md->version == RTCOSIM_FMI_2) {
-        RTCOSIM_FMI2_COMMON_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
-        RTCOSIM_FMI2_CS_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
-        RTCOSIM_FMI2_ME_FUNCTIONS(RTCOSIM_FMI2_RESOLVE_)
-        rtcosim_status st = rtcosim_fmi2_prepare(f, err);
-        if (st == RTCOSIM_OK && f->model_exchange)
-            st = rtcosim_fmi2_me_prepare(f, opts, err);
-        return st;
-    }
-    RTCOSIM_FMI3_COMMON_FUNCTIONS(RTCOSIM_FMI3_RESOLVE_)
-    RTCOSIM_FMI3_CS_FUNCTIONS(RTCOSIM_FMI3_RESOLVE_)
-    RTCOSIM_FMI3_ME_FUNCTIONS(RTCOSIM_FMI3_RESOLVE_)
-#undef RTCOSIM_FMI_RESOLVE_
-#undef RTCOSIM_FMI2_RESOLVE_
-#undef RTCOSIM_FMI3_RESOLVE_
-    rtcosim_status st = rtcosim_fmi3_prepare(f, err);
-    if (st == RTCOSIM_OK && f->model_exchange)
-        st = rtcosim_fmi3_me_prepare(f, opts, err);
-    if (st == RTCOSIM_OK)
-        st = rtcosim_fmi3_events_prepare(f, err);
-    if (st == RTCOSIM_OK && f->scheduled)
-        st = rtcosim_fmi3_se_prepare(f, err);
-    return st;
-}
-
 /* A component read for its description (rtcosim_fmu_describe): every call
  * that would need the binary fails. */
 static rtcosim_status no_binary(void *self, rtcosim_error *err)
@@ -649,7 +436,7 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, bool
     }
     if (st != RTCOSIM_OK)
         return st;
-    char *md_path = join(f->dir, "/modelDescription.xml", "", "");
+    char *md_path = rtcosim_fmu_join(f->dir, "/modelDescription.xml", "", "");
     if (!md_path)
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     char *xml = NULL;
@@ -716,11 +503,11 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, bool
     }
 
     if (f->md->version != RTCOSIM_FMI_3) {
-        char *resources = join(f->dir, "/resources", "", "");
-        f->resource_location = resources ? file_uri(resources) : NULL;
+        char *resources = rtcosim_fmu_join(f->dir, "/resources", "", "");
+        f->resource_location = resources ? rtcosim_fmu_file_uri(resources) : NULL;
         free(resources);
     } else {
-        f->resource_location = join(f->dir, "/resources/", "", "");
+        f->resource_location = rtcosim_fmu_join(f->dir, "/resources/", "", "");
     }
     f->scratch_count = f->md->variable_count ? f->md->variable_count : 1;
     f->bool_scratch = calloc(f->scratch_count, sizeof *f->bool_scratch);
@@ -734,7 +521,7 @@ static rtcosim_status load(rtcosim_fmu *f, const rtcosim_fmu_options *opts, bool
         describe_only_ops(f);
         return RTCOSIM_OK;
     }
-    return load_binary(f, opts, err);
+    return rtcosim_fmu_load_binary(f, opts, err);
 }
 
 static rtcosim_status open_fmu(const char *path, const rtcosim_fmu_options *opts, bool binary,

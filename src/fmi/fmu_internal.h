@@ -162,6 +162,13 @@ rtcosim_status rtcosim_fmu_wrong_type(rtcosim_fmu *f, rtcosim_type type, rtcosim
 rtcosim_status rtcosim_fmu_lacks(rtcosim_fmu *f, const char *function, rtcosim_error *err);
 /* The library's function `name` (with f->symbol_prefix), NULL if absent. */
 void *rtcosim_fmu_symbol(const rtcosim_fmu *f, const char *name);
+/* fmu_binary.c: the binary of this platform loaded and prepared (f->dir
+ * unpacked, f->md read); a + b + c + d, malloc'd; a path's file: URI
+ * (RFC 8089, FMI 2.0 section 2.1.5), malloc'd. */
+rtcosim_status rtcosim_fmu_load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
+                                       rtcosim_error *err);
+char *rtcosim_fmu_join(const char *a, const char *b, const char *c, const char *d);
+char *rtcosim_fmu_file_uri(const char *path);
 
 /* Fill the ops of an FMI 2.0 / 3.0 FMU and check that its binary has every
  * function they use (the loader has resolved the tables). */
