@@ -92,6 +92,15 @@ rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t 
          * their Tx by input countdown clocks connected to the nodes' Rx
          * clocks: both tick when the countdown runs out. */
         rtcosim_fmi_clock_kind ka = clock_kind(m, fc, fv);
+        if (ka != RTCOSIM_FMI_CLOCK_COUNTDOWN &&
+            strcmp(rtcosim_component_kind(m->comps[fc].c), "isolated") == 0)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "%s: input clock '%s.%s' drives input clock '%s.%s', which "
+                                     "only an input countdown clock can (LS-BUS bus simulations), "
+                                     "and '%s' runs isolated (--isolate), whose host passes no "
+                                     "clock kinds nor intervals: run it in process",
+                                     what, m->comps[fc].name, a->name, m->comps[tc].name, b->name,
+                                     m->comps[fc].name);
         if (ka != RTCOSIM_FMI_CLOCK_COUNTDOWN)
             return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                      "%s: input clock '%s.%s' (%s) cannot drive input clock "
