@@ -24,8 +24,6 @@ typedef struct clock_read {
     bool countdown;
     long clock_index;
     rtcosim_time_ns due;
-    /* an output clock found ticked after an update: passed in the next round */
-    bool pending;
     uint64_t stamp; /* the exchange that read it: ticked holds for that one only */
     /* The links it drives (CSR into master_links.deps): the Clock links
      * from it and the Binary links it clocks at either end. */
@@ -520,8 +518,8 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
     rtcosim_status st;
     L->stamp++;
     /* The output clocks of this round's components, each once (fmi3GetClock
-     * resets it, section 2.2.8), and those a read after their last update
-     * found ticked. */
+     * resets it, section 2.2.8). */
+    bool any = false, any_countdown = false;
     for (size_t u = 0; u < n; u++) {
         size_t c = updated[u];
         master_component *mc = &m->comps[c];
@@ -530,9 +528,9 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
             bool ticked = false;
             if ((st = read_clock(mc, r, &ticked, err)) != RTCOSIM_OK)
                 return st;
-            r->ticked = ticked || r->pending;
-            r->pending = false;
+            r->ticked = ticked;
             r->stamp = L->stamp;
+            any |= ticked;
         }
     }
     for (size_t j = 0; j < L->countdown_count; j++) {
@@ -550,11 +548,12 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
             r->due = -1;
             r->ticked = true;
             *changed = true;
+            any_countdown = true;
         }
     }
-    if ((st = pass_ticked(m, updated, n, changed, err)) != RTCOSIM_OK)
+    if (any && (st = pass_ticked(m, updated, n, changed, err)) != RTCOSIM_OK)
         return st;
-    return pass_ticked(m, NULL, 0, changed, err);
+    return any_countdown ? pass_ticked(m, NULL, 0, changed, err) : RTCOSIM_OK;
 }
 
 rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
@@ -575,7 +574,9 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
         return st;
     /* Lenient: an output clock ticked by fmi3UpdateDiscreteStates itself
      * (without asking for another update, where the standard reads clocks
-     * next): read now, passed in the next round with what it clocks. */
+     * next): read now, and what it clocks passed now, as before the update */
+    L->stamp++;
+    bool any = false;
     for (size_t u = 0; u < n; u++) {
         size_t c = updated[u];
         master_component *mc = &m->comps[c];
@@ -584,14 +585,13 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
             bool ticked = false;
             if ((st = read_clock(mc, r, &ticked, err)) != RTCOSIM_OK)
                 return st;
-            if (ticked) {
-                r->pending = true;
-                if ((st = master_event_mark(m, c, err)) != RTCOSIM_OK)
-                    return st;
-                *changed = true;
-            }
+            r->ticked = ticked;
+            r->stamp = L->stamp;
+            any |= ticked;
         }
     }
+    if (any && (st = pass_ticked(m, updated, n, changed, err)) != RTCOSIM_OK)
+        return st;
     /* Section 2.2.8: a countdown clock's interval, read in Event Mode, says
      * when it ticks next. */
     for (size_t j = 0; j < L->countdown_count; j++) {

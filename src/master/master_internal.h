@@ -359,8 +359,8 @@ void master_step_component(master_component *mc);
  * clocks), their connected output clocks (read once) and the countdown
  * clocks due, the ticked clocks and the Binary values they clock to their
  * consumers (master_event_mark, *changed set); after_update: their unclocked
- * Binary outputs, output clocks the update ticked (kept for the next round)
- * and countdown intervals. The work is proportional to what those components
+ * Binary outputs, output clocks the update ticked (passed at once) and
+ * countdown intervals. The work is proportional to what those components
  * drive, not to all links. */
 typedef struct master_links master_links;
 rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t fc, size_t fv,
