@@ -131,6 +131,8 @@ void cli_run_usage(FILE *out)
             "                          is otherwise only a warning (see rtcosim simulate --help),\n"
             "                          and start values (--start-value, parameter sets) outside\n"
             "                          the variable's declared min/max (otherwise a warning)\n"
+            "  --log-fmi-calls         log every FMU's FMI calls with their arguments and status\n"
+            "                          (implies --log-level debug)\n"
             "  --fmu-logging           show the FMUs' own log messages as they come (at their\n"
             "                          status' level: OK messages with --log-level info;\n"
             "                          without: the last ones come with a failing call's error)\n"
@@ -378,6 +380,14 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         if (strcmp(opt, "--fmu-logging") == 0) {
             a->fmu_options.fmu_logging_on = true;
             a->build.fmu = &a->fmu_options;
+            continue;
+        }
+        if (strcmp(opt, "--log-fmi-calls") == 0) {
+            /* every FMU's FMI calls with arguments and status, as simulate's */
+            a->fmu_options.log_fmi_calls = true;
+            a->build.fmu = &a->fmu_options;
+            if (rtcosim_log_get_level() < RTCOSIM_LOG_DEBUG)
+                rtcosim_log_set_level(RTCOSIM_LOG_DEBUG);
             continue;
         }
         int serve = cli_serve_option(&a->serve, argc, argv, &i);

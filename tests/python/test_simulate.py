@@ -2,7 +2,6 @@
 CSV (bit for bit), the analytic solution of the Dahlquist test equation and
 the FMU's own modelDescription.xml."""
 import csv
-import math
 import os
 import subprocess
 import xml.etree.ElementTree as ET
