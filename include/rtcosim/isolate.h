@@ -12,6 +12,7 @@
 
 #include "rtcosim/component.h"
 #include "rtcosim/fmu.h"
+#include "rtcosim/fmu_clocks.h"
 #include "rtcosim/status.h"
 
 /* Wrap `inner` (a component made by rtcosim_fmu_load from fmu_path, used
@@ -52,6 +53,14 @@ bool rtcosim_isolate_is_model_exchange(const rtcosim_component *c);
  * component. Not rtcosim_fmu_info_of, which stays NULL for it: the FMU's
  * own calls do not reach an isolated component. */
 const rtcosim_fmu_info *rtcosim_isolate_fmu_info(const rtcosim_component *c);
+/* An isolated FMI 3.0 FMU's clocks (from the description this process read;
+ * NULL for any other component) and a clock's interval asked of the host
+ * (fmi3GetIntervalDecimal in Event Mode), as rtcosim_fmu_clocks_of and
+ * rtcosim_fmu_get_interval give them in process. */
+const rtcosim_fmu_clocks *rtcosim_isolate_clocks_of(const rtcosim_component *c);
+rtcosim_status rtcosim_isolate_get_interval(rtcosim_component *c, size_t clock, double *interval,
+                                            rtcosim_interval_qualifier *qualifier,
+                                            rtcosim_error *err);
 
 /* Model exchange through the host, as rtcosim_fmu_me_get_fmu_state and
  * rtcosim_fmu_me_set_fmu_state (fmusim's state files: the FMU's own

@@ -57,6 +57,9 @@ typedef enum channel_op {
     OP_ENTER_EVENT_MODE,
     OP_UPDATE_DISCRETE_STATES,
     OP_ENTER_STEP_MODE,
+    /* fmi3GetIntervalDecimal of clock number n (rtcosim_fmu_get_interval):
+     * interval and qualifier */
+    OP_GET_INTERVAL,
 } channel_op;
 
 /* What a host's answer asks of the parent before the request can go on:
@@ -104,6 +107,8 @@ typedef struct channel {
     int32_t log_level; /* OP_LOAD: the parent's (rtcosim_log_level) */
     uint32_t state_id;
     rtcosim_event_update update; /* OP_UPDATE_DISCRETE_STATES' result */
+    double interval;             /* OP_GET_INTERVAL's result */
+    int32_t qualifier;
     uint32_t callback; /* channel_callback: set in a host's answer */
     double callback_time;
     rtcosim_step_result result;

@@ -354,6 +354,13 @@ static rtcosim_status serve(host *h, rtcosim_error *err)
         return rtcosim_component_update_discrete_states(*c, &ch->update, err);
     case OP_ENTER_STEP_MODE:
         return rtcosim_component_enter_step_mode(*c, err);
+    case OP_GET_INTERVAL: {
+        rtcosim_interval_qualifier q = RTCOSIM_INTERVAL_NOT_YET_KNOWN;
+        ch->interval = 0;
+        rtcosim_status st = rtcosim_fmu_get_interval(*c, (size_t)ch->n, &ch->interval, &q, err);
+        ch->qualifier = (int32_t)q;
+        return st;
+    }
     case OP_CALLBACK_DONE: /* (only inside a callback: call_parent) */
         break;
     }

@@ -136,6 +136,7 @@ static const char *call_name(const isolated *iso, channel_op op)
         [OP_ENTER_EVENT_MODE] = {"fmi2EnterEventMode", "fmi3EnterEventMode"},
         [OP_UPDATE_DISCRETE_STATES] = {"fmi2NewDiscreteStates", "fmi3UpdateDiscreteStates"},
         [OP_ENTER_STEP_MODE] = {"fmi2EnterStepMode", "fmi3EnterStepMode"},
+        [OP_GET_INTERVAL] = {"fmi3GetIntervalDecimal", "fmi3GetIntervalDecimal"},
     };
     return names[op][iso->fmi3];
 }
@@ -788,4 +789,30 @@ rtcosim_status rtcosim_isolate_me_enter_input_event(rtcosim_component *c, rtcosi
 {
     isolated *iso = me_isolated(c, err);
     return iso ? call(iso, OP_ME_INPUT_EVENT, err) : RTCOSIM_EINVAL;
+}
+
+/* ---- FMI 3.0 clocks through the host ---- */
+
+const rtcosim_fmu_clocks *rtcosim_isolate_clocks_of(const rtcosim_component *c)
+{
+    if (!c || strcmp(rtcosim_component_kind(c), "isolated") != 0)
+        return NULL;
+    const isolated *iso = rtcosim_component_impl(c);
+    return rtcosim_fmu_clocks_of(iso->inner); /* (the description this process read) */
+}
+
+rtcosim_status rtcosim_isolate_get_interval(rtcosim_component *c, size_t clock, double *interval,
+                                            rtcosim_interval_qualifier *qualifier,
+                                            rtcosim_error *err)
+{
+    if (!c || strcmp(rtcosim_component_kind(c), "isolated") != 0)
+        return rtcosim_error_set(err, RTCOSIM_EINVAL, "isolate: not an isolated component");
+    isolated *iso = rtcosim_component_impl(c);
+    iso->ch->n = clock;
+    rtcosim_status st = call(iso, OP_GET_INTERVAL, err);
+    if (st == RTCOSIM_OK) {
+        *interval = iso->ch->interval;
+        *qualifier = (rtcosim_interval_qualifier)iso->ch->qualifier;
+    }
+    return st;
 }

@@ -10,6 +10,7 @@
 
 #include "master/master_internal.h"
 #include "rtcosim/fmu_clocks.h"
+#include "rtcosim/isolate.h"
 #include "rtcosim/log.h"
 
 /* One output clock read once per round. */
@@ -71,11 +72,25 @@ static const rtcosim_variable *var_of(const rtcosim_master *m, size_t comp, size
     return master_var_of(m, comp, var);
 }
 
+const rtcosim_fmu_clocks *master_clocks_of(const rtcosim_component *c)
+{
+    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(c);
+    return k ? k : rtcosim_isolate_clocks_of(c);
+}
+
+/* A countdown clock's interval, in process or through an isolated FMU's host. */
+static rtcosim_status get_interval(rtcosim_component *c, size_t clock, double *interval,
+                                   rtcosim_interval_qualifier *q, rtcosim_error *err)
+{
+    return rtcosim_isolate_clocks_of(c) ? rtcosim_isolate_get_interval(c, clock, interval, q, err)
+                                        : rtcosim_fmu_get_interval(c, clock, interval, q, err);
+}
+
 /* The clock kind of a component's clock variable; components that are not
  * FMI 3.0 FMUs (the integrated bus simulation) have triggered clocks. */
 static rtcosim_fmi_clock_kind clock_kind(const rtcosim_master *m, size_t comp, size_t var)
 {
-    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    const rtcosim_fmu_clocks *k = master_clocks_of(m->comps[comp].c);
     long i = k ? rtcosim_fmu_clock_index(k, var) : -1;
     return i < 0 ? RTCOSIM_FMI_CLOCK_TRIGGERED : k->clocks[i].kind;
 }
@@ -90,15 +105,6 @@ rtcosim_status master_links_connect(rtcosim_master *m, const char *what, size_t 
          * their Tx by input countdown clocks connected to the nodes' Rx
          * clocks: both tick when the countdown runs out. */
         rtcosim_fmi_clock_kind ka = clock_kind(m, fc, fv);
-        if (ka != RTCOSIM_FMI_CLOCK_COUNTDOWN &&
-            strcmp(rtcosim_component_kind(m->comps[fc].c), "isolated") == 0)
-            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                     "%s: input clock '%s.%s' drives input clock '%s.%s', which "
-                                     "only an input countdown clock can (LS-BUS bus simulations), "
-                                     "and '%s' runs isolated (--isolate), whose host passes no "
-                                     "clock kinds nor intervals: run it in process",
-                                     what, m->comps[fc].name, a->name, m->comps[tc].name, b->name,
-                                     m->comps[fc].name);
         if (ka != RTCOSIM_FMI_CLOCK_COUNTDOWN)
             return rtcosim_error_set(err, RTCOSIM_EINVAL,
                                      "%s: input clock '%s.%s' (%s) cannot drive input clock "
@@ -194,7 +200,7 @@ static long read_of(rtcosim_master *m, size_t comp, size_t var, rtcosim_error *e
     }
     L->reads = r;
     const rtcosim_variable *v = var_of(m, comp, var);
-    const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    const rtcosim_fmu_clocks *kc = master_clocks_of(m->comps[comp].c);
     L->reads[L->read_count] = (clock_read){
         .comp = comp,
         .var = var,
@@ -215,7 +221,7 @@ static bool uses_events(const master_component *mc)
  * that input's clocks. */
 static rtcosim_status find_dst_clocks(rtcosim_master *m, master_link *k, rtcosim_error *err)
 {
-    const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[k->to].c);
+    const rtcosim_fmu_clocks *kc = master_clocks_of(m->comps[k->to].c);
     if (!kc || !kc->clocked_start || kc->clocked_start[k->to_var] == kc->clocked_start[k->to_var + 1])
         return RTCOSIM_OK;
     k->dst_clocked = true;
@@ -333,7 +339,7 @@ rtcosim_status master_links_init(rtcosim_master *m, rtcosim_error *err)
         if (st != RTCOSIM_OK)
             return st;
         /* A clocked Binary output is read only when one of its clocks ticks. */
-        const rtcosim_fmu_clocks *kc = rtcosim_fmu_clocks_of(m->comps[k->from].c);
+        const rtcosim_fmu_clocks *kc = master_clocks_of(m->comps[k->from].c);
         if (!kc || !kc->clocked_start)
             continue;
         size_t lo = kc->clocked_start[k->from_var], hi = kc->clocked_start[k->from_var + 1];
@@ -602,7 +608,7 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
         double interval = 0;
         rtcosim_interval_qualifier q;
         master_component *mc = &m->comps[r->comp];
-        if ((st = rtcosim_fmu_get_interval(mc->c, (size_t)r->clock_index, &interval, &q, err)) !=
+        if ((st = get_interval(mc->c, (size_t)r->clock_index, &interval, &q, err)) !=
             RTCOSIM_OK)
             return failed(st, mc, err);
         rtcosim_time_ns ns;

@@ -180,7 +180,7 @@ static bool is_type_connectable(rtcosim_type t)
 
 static bool is_clocked(const rtcosim_master *m, size_t comp, size_t var)
 {
-    const rtcosim_fmu_clocks *k = rtcosim_fmu_clocks_of(m->comps[comp].c);
+    const rtcosim_fmu_clocks *k = master_clocks_of(m->comps[comp].c);
     return k && k->clocked_start && k->clocked_start[var] != k->clocked_start[var + 1];
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtcosim/fmu_clocks.h"
 #include "rtcosim/master.h"
 
 /* The variables of one component exchanged in one batched call per type. */
@@ -375,6 +376,8 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
 rtcosim_time_ns master_links_next_event(const rtcosim_master *m, rtcosim_time_ns next,
                                         rtcosim_time_ns now);
 void master_links_free(rtcosim_master *m);
+/* A component's FMI 3.0 clocks, in process or isolated (NULL: none). */
+const rtcosim_fmu_clocks *master_clocks_of(const rtcosim_component *c);
 /* A component's step asked to end the run (discarded: at the start of the
  * tick): step_outcome's rule, also applied by the distributed exchange. */
 void master_step_ended(rtcosim_master *m, const master_component *mc, bool discarded);

@@ -285,8 +285,9 @@ static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **s
     expect_in(err, "connection bus.Node1.Tx_Clock -> a.CAN.Rx_Clock: input countdown clock "
                    "'bus.Node1.Tx_Clock' drives input clock 'a.CAN.Rx_Clock'");
     free(err);
-    /* the nodes in child processes: the same; the bus simulation there
-     * too: refused, as the host passes no clock kinds nor intervals */
+    /* the nodes in child processes, then everything: the same (an isolated
+     * FMU's clock kinds from this process's description, its countdown
+     * intervals asked of its host) */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
                              "--isolate", "a,b,c", "--start-value", "b.can_id", "291",
                              "--start-value", "c.period", "0.002", "--output-variable",
@@ -297,10 +298,16 @@ static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **s
                    "  c.last_rx_time                   0.0021\n");
     free(out);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
-                             "--isolate", NULL),
-                     1);
-    expect_one_line_error("'bus' runs isolated (--isolate), whose host passes no clock kinds nor "
-                          "intervals: run it in process");
+                             "--isolate", "--start-value", "b.can_id", "291", "--start-value",
+                             "c.period", "0.002", "--output-variable", "a.rx_frames",
+                             "--output-variable", "c.last_rx_time", "--output-variable",
+                             "a.last_confirm_time", NULL),
+                     0);
+    out = read_text("out.txt");
+    expect_in(out, "  a.rx_frames                      3\n"
+                   "  c.last_rx_time                   0.0021\n"
+                   "  a.last_confirm_time              0.0021\n");
+    free(out);
 }
 
 /* FMI 3.0's event-mode order, as the FMI-LS-BUS demo FMUs
