@@ -376,6 +376,29 @@ static rtcosim_status read_clock(master_component *mc, const clock_read *r, bool
     return st == RTCOSIM_OK ? st : failed(st, mc, err);
 }
 
+/* The output clocks of comps[0..n), each read once and stamped with this
+ * exchange; *any: one ticked. */
+static rtcosim_status read_outputs(rtcosim_master *m, const size_t *comps, size_t n, bool *any,
+                                   rtcosim_error *err)
+{
+    master_links *L = m->links;
+    for (size_t u = 0; u < n; u++) {
+        master_component *mc = &m->comps[comps[u]];
+        for (size_t j = L->comp_reads_start[comps[u]]; j < L->comp_reads_start[comps[u] + 1];
+             j++) {
+            clock_read *r = &L->reads[L->comp_reads[j]];
+            bool ticked = false;
+            rtcosim_status st = read_clock(mc, r, &ticked, err);
+            if (st != RTCOSIM_OK)
+                return st;
+            r->ticked = ticked;
+            r->stamp = L->stamp;
+            *any |= ticked;
+        }
+    }
+    return RTCOSIM_OK;
+}
+
 static bool ticked_now(const master_links *L, size_t r)
 {
     return L->reads[r].stamp == L->stamp && L->reads[r].ticked;
@@ -526,19 +549,8 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
     /* The output clocks of this round's components, each once (fmi3GetClock
      * resets it, section 2.2.8). */
     bool any = false, any_countdown = false;
-    for (size_t u = 0; u < n; u++) {
-        size_t c = updated[u];
-        master_component *mc = &m->comps[c];
-        for (size_t j = L->comp_reads_start[c]; j < L->comp_reads_start[c + 1]; j++) {
-            clock_read *r = &L->reads[L->comp_reads[j]];
-            bool ticked = false;
-            if ((st = read_clock(mc, r, &ticked, err)) != RTCOSIM_OK)
-                return st;
-            r->ticked = ticked;
-            r->stamp = L->stamp;
-            any |= ticked;
-        }
-    }
+    if ((st = read_outputs(m, updated, n, &any, err)) != RTCOSIM_OK)
+        return st;
     for (size_t j = 0; j < L->countdown_count; j++) {
         clock_read *r = &L->reads[L->countdowns[j]];
         master_component *mc = &m->comps[r->comp];
@@ -583,19 +595,8 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
      * next): read now, and what it clocks passed now, as before the update */
     L->stamp++;
     bool any = false;
-    for (size_t u = 0; u < n; u++) {
-        size_t c = updated[u];
-        master_component *mc = &m->comps[c];
-        for (size_t j = L->comp_reads_start[c]; j < L->comp_reads_start[c + 1]; j++) {
-            clock_read *r = &L->reads[L->comp_reads[j]];
-            bool ticked = false;
-            if ((st = read_clock(mc, r, &ticked, err)) != RTCOSIM_OK)
-                return st;
-            r->ticked = ticked;
-            r->stamp = L->stamp;
-            any |= ticked;
-        }
-    }
+    if ((st = read_outputs(m, updated, n, &any, err)) != RTCOSIM_OK)
+        return st;
     if (any && (st = pass_ticked(m, updated, n, changed, err)) != RTCOSIM_OK)
         return st;
     /* Section 2.2.8: a countdown clock's interval, read in Event Mode, says

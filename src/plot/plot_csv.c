@@ -282,16 +282,14 @@ static rtcosim_status deliver_header(scan *s, const char *row, const char *row_e
 {
     s->delivered = true;
     s->total = s->columns;
-    size_t arrays = 0;
     if (row) {
         if (!(s->widths = calloc(s->columns + 1, sizeof *s->widths)))
             return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", s->path);
         csv_array_widths(row, row_end, s->widths, s->columns);
         for (size_t c = 0; c < s->columns; c++)
-            if (s->widths[c])
-                arrays++, s->total += s->widths[c] - 1;
+            s->total += s->widths[c] ? s->widths[c] - 1 : 0;
     }
-    if (!arrays) {
+    if (s->total == s->columns) { /* no array (widths are 0 or >= 2) */
         free(s->widths);
         s->widths = NULL;
         return s->sink->header(s->sink->context, s->names[0], s->columns, s->names + 1, err);

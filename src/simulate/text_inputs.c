@@ -76,7 +76,8 @@ bool rtcosim_simulate_mapped_text_column(void *map, const char *column)
 {
     const rtcosim_simulate_column_map *m = map;
     for (size_t i = 0; i < m->count; i++)
-        if (strcmp(m->columns[i], column) == 0 && rtcosim_simulate_text_column(m->component, m->inputs[i]))
+        if (strcmp(m->columns[i], column) == 0 &&
+            rtcosim_simulate_text_column(m->component, m->inputs[i]))
             return true;
     return rtcosim_simulate_text_column(m->component, column);
 }

@@ -158,22 +158,36 @@ static void injected_errors_reach_every_node_and_the_frame_is_sent_again(void **
     free(out);
 }
 
-static void direct_communication_passes_frames_at_their_send_times(void **state)
+/* Nodes a, b, c each connected both ways to the bus simulation's NodeK. */
+static void bus_connections(char *conns, size_t size)
 {
-    (void)state;
+    static const char *const abc[] = {"a", "b", "c"};
+    conns[0] = '\0';
+    for (int k = 0; k < 3; k++) {
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "Node%d.", k + 1);
+        ssd_connect(conns, size, abc[k], "CAN.", "bus", prefix);
+        ssd_connect(conns, size, "bus", prefix, abc[k], "CAN.");
+    }
+}
+
+/* Two nodes of `fmu` connected to each other: a sends at 1, 2 ms; b at 0.5,
+ * 1.5, 2.5 ms; no bus: no Confirm, no delay; the peers' Configuration ops
+ * are not counted as unknown. `more`: up to four arguments (NULL ends
+ * them). The output printed, for more checks (free it). */
+static char *run_direct(const char *fmu, const char *name, const char *const more[4])
+{
     char conns[2048] = "";
     ssd_connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
     ssd_connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
-    const char *ssd = write_ssd("direct.ssd", NODE, ab, 2, NULL, conns);
-    /* a sends at 1, 2 ms; b at 0.5, 1.5, 2.5 ms; no bus: no Confirm, no
-     * delay; the peers' Configuration ops are not counted as unknown. */
+    const char *ssd = write_ssd(name, fmu, ab, 2, NULL, conns);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0028", "-q",
-                             "--event-mode-used", "--start-value", "b.offset", "0.0005",
-                             "--output-variable", "a.rx_frames", "--output-variable",
-                             "b.rx_frames", "--output-variable", "a.last_rx_time",
-                             "--output-variable", "b.last_rx_time", "--output-variable",
-                             "a.confirms", "--output-variable", "a.unknown_ops",
-                             "--output-variable", "a.last_rx_id", NULL),
+                             "--start-value", "b.offset", "0.0005", "--output-variable",
+                             "a.rx_frames", "--output-variable", "b.rx_frames",
+                             "--output-variable", "a.last_rx_time", "--output-variable",
+                             "b.last_rx_time", "--output-variable", "a.confirms",
+                             "--output-variable", "a.unknown_ops", "--output-variable",
+                             "a.last_rx_id", more[0], more[1], more[2], more[3], NULL),
                      0);
     char *out = read_text("out.txt");
     expect_in(out, "  a.rx_frames                      3\n"
@@ -183,20 +197,47 @@ static void direct_communication_passes_frames_at_their_send_times(void **state)
                    "  a.confirms                       0\n"
                    "  a.unknown_ops                    0\n"
                    "  a.last_rx_id                     200\n");
-    free(out);
+    return out;
+}
+
+static void direct_communication_passes_frames_at_their_send_times(void **state)
+{
+    (void)state;
+    free(run_direct(NODE, "direct.ssd", (const char *const[4]){"--event-mode-used", NULL}));
+}
+
+/* Three nodes of `fmu` on LsBusSimulationCountdown (delivery 100 us after
+ * the op arrived): sent at 1 ms (a, b, c) and 2 ms (a, b), delivered at 1.1
+ * and 2.1 ms. `more` as run_direct's; the output returned. */
+static char *run_countdown(const char *fmu, const char *name, const char *const more[4])
+{
+    static const char *const abc[] = {"a", "b", "c"};
+    char conns[4096];
+    bus_connections(conns, sizeof conns);
+    const char *ssd = write_ssd(name, fmu, abc, 3, RTCOSIM_FMU_LSBUSSIMULATIONCOUNTDOWN_FMI3,
+                                conns);
+    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
+                             "--start-value", "b.can_id", "291", "--start-value", "c.period",
+                             "0.002", "--output-variable", "a.rx_frames", "--output-variable",
+                             "a.confirms", "--output-variable", "c.rx_frames",
+                             "--output-variable", "c.last_rx_time", "--output-variable",
+                             "a.last_confirm_time", more[0], more[1], more[2], more[3], NULL),
+                     0);
+    char *out = read_text("out.txt");
+    expect_in(out, "  a.rx_frames                      3\n"
+                   "  a.confirms                       2\n"
+                   "  c.rx_frames                      4\n"
+                   "  c.last_rx_time                   0.0021\n"
+                   "  a.last_confirm_time              0.0021\n");
+    return out;
 }
 
 static void a_bus_simulation_fmu_forwards_and_confirms(void **state)
 {
     (void)state;
     static const char *const abc[] = {"a", "b", "c"};
-    char conns[4096] = "";
-    for (int k = 0; k < 3; k++) {
-        char prefix[16];
-        snprintf(prefix, sizeof prefix, "Node%d.", k + 1);
-        ssd_connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
-        ssd_connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
-    }
+    char conns[4096];
+    bus_connections(conns, sizeof conns);
     const char *ssd = write_ssd("bussim.ssd", NODE, abc, 3, BUSSIM, conns);
     /* a and b send at 1 and 2 ms, c at 1 ms (period 2 ms): at 1 ms each gets
      * the other two's frames and its own Confirm, at 2 ms a and b get each
@@ -256,31 +297,7 @@ static void a_bus_simulation_fmu_forwards_and_confirms(void **state)
 static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **state)
 {
     (void)state;
-    static const char *const abc[] = {"a", "b", "c"};
-    char conns[4096] = "";
-    for (int k = 0; k < 3; k++) {
-        char prefix[16];
-        snprintf(prefix, sizeof prefix, "Node%d.", k + 1);
-        ssd_connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
-        ssd_connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
-    }
-    const char *ssd = write_ssd("countdown.ssd", NODE, abc, 3, RTCOSIM_FMU_LSBUSSIMULATIONCOUNTDOWN_FMI3,
-                                conns);
-    /* sent at 1 ms (a, b, c) and 2 ms (a, b): delivered at 1.1 and 2.1 ms */
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
-                             "--event-mode-used", "--start-value", "b.can_id", "291",
-                             "--start-value", "c.period", "0.002", "--output-variable",
-                             "a.rx_frames", "--output-variable", "a.confirms", "--output-variable",
-                             "c.rx_frames", "--output-variable", "c.last_rx_time",
-                             "--output-variable", "a.last_confirm_time", NULL),
-                     0);
-    char *out = read_text("out.txt");
-    expect_in(out, "  a.rx_frames                      3\n"
-                   "  a.confirms                       2\n"
-                   "  c.rx_frames                      4\n"
-                   "  c.last_rx_time                   0.0021\n"
-                   "  a.last_confirm_time              0.0021\n");
-    free(out);
+    free(run_countdown(NODE, "countdown.ssd", (const char *const[4]){"--event-mode-used", NULL}));
     char *err = read_text("err.txt");
     expect_in(err, "connection bus.Node1.Tx_Clock -> a.CAN.Rx_Clock: input countdown clock "
                    "'bus.Node1.Tx_Clock' drives input clock 'a.CAN.Rx_Clock'");
@@ -288,26 +305,8 @@ static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **s
     /* the nodes in child processes, then everything: the same (an isolated
      * FMU's clock kinds from this process's description, its countdown
      * intervals asked of its host) */
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
-                             "--isolate", "a,b,c", "--start-value", "b.can_id", "291",
-                             "--start-value", "c.period", "0.002", "--output-variable",
-                             "a.rx_frames", "--output-variable", "c.last_rx_time", NULL),
-                     0);
-    out = read_text("out.txt");
-    expect_in(out, "  a.rx_frames                      3\n"
-                   "  c.last_rx_time                   0.0021\n");
-    free(out);
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
-                             "--isolate", "--start-value", "b.can_id", "291", "--start-value",
-                             "c.period", "0.002", "--output-variable", "a.rx_frames",
-                             "--output-variable", "c.last_rx_time", "--output-variable",
-                             "a.last_confirm_time", NULL),
-                     0);
-    out = read_text("out.txt");
-    expect_in(out, "  a.rx_frames                      3\n"
-                   "  c.last_rx_time                   0.0021\n"
-                   "  a.last_confirm_time              0.0021\n");
-    free(out);
+    free(run_countdown(NODE, "countdown.ssd", (const char *const[4]){"--isolate", "a,b,c", NULL}));
+    free(run_countdown(NODE, "countdown.ssd", (const char *const[4]){"--isolate", NULL}));
 }
 
 /* FMI 3.0's event-mode order, as the FMI-LS-BUS demo FMUs
@@ -321,52 +320,17 @@ static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **s
 static void clocks_are_read_before_the_update_as_the_ls_bus_demos_need(void **state)
 {
     (void)state;
-    static const char *const abc[] = {"a", "b", "c"};
-    char conns[4096] = "";
-    ssd_connect(conns, sizeof conns, "a", "CAN.", "b", "CAN.");
-    ssd_connect(conns, sizeof conns, "b", "CAN.", "a", "CAN.");
-    const char *ssd = write_ssd("direct_step_end.ssd", RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, ab, 2,
-                                NULL, conns);
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0028", "-q",
-                             "--start-value", "b.offset", "0.0005", "--output-variable",
-                             "a.rx_frames", "--output-variable", "b.rx_frames",
-                             "--output-variable", "a.last_rx_time", "--output-variable",
-                             "b.last_rx_time", "--output-variable", "a.tx_lost",
-                             "--output-variable", "b.tx_lost", NULL),
-                     0);
-    char *out = read_text("out.txt");
-    expect_in(out, "  a.rx_frames                      3\n"
-                   "  b.rx_frames                      2\n"
-                   "  a.last_rx_time                   0.0025\n"
-                   "  b.last_rx_time                   0.002\n"
-                   "  a.tx_lost                        0\n"
+    char *out = run_direct(RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, "direct_step_end.ssd",
+                           (const char *const[4]){"--output-variable", "a.tx_lost",
+                                                  "--output-variable", "b.tx_lost"});
+    expect_in(out, "  a.tx_lost                        0\n"
                    "  b.tx_lost                        0\n");
     free(out);
-    conns[0] = '\0';
-    for (int k = 0; k < 3; k++) {
-        char prefix[16];
-        snprintf(prefix, sizeof prefix, "Node%d.", k + 1);
-        ssd_connect(conns, sizeof conns, abc[k], "CAN.", "bus", prefix);
-        ssd_connect(conns, sizeof conns, "bus", prefix, abc[k], "CAN.");
-    }
-    ssd = write_ssd("countdown_step_end.ssd", RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, abc, 3,
-                    RTCOSIM_FMU_LSBUSSIMULATIONCOUNTDOWN_FMI3, conns);
-    assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
-                             "--start-value", "b.can_id", "291", "--start-value", "c.period",
-                             "0.002", "--output-variable", "a.rx_frames", "--output-variable",
-                             "a.confirms", "--output-variable", "c.rx_frames", "--output-variable",
-                             "c.last_rx_time", "--output-variable", "a.last_confirm_time",
-                             "--output-variable", "a.tx_lost", NULL),
-                     0);
-    out = read_text("out.txt");
-    expect_in(out, "  a.rx_frames                      3\n"
-                   "  a.confirms                       2\n"
-                   "  c.rx_frames                      4\n"
-                   "  c.last_rx_time                   0.0021\n"
-                   "  a.last_confirm_time              0.0021\n"
-                   "  a.tx_lost                        0\n");
+    out = run_countdown(RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, "countdown_step_end.ssd",
+                        (const char *const[4]){"--output-variable", "a.tx_lost", NULL});
+    expect_in(out, "  a.tx_lost                        0\n");
     free(out);
-    ssd = write_ssd("nodes_step_end.ssd", RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, ab, 2, NULL, "");
+    const char *ssd = write_ssd("nodes_step_end.ssd", RTCOSIM_FMU_LSBUSNODESTEPEND_FMI3, ab, 2, NULL, "");
     /* on the integrated bus at 500 kbit/s: a's frame (id 200, no data) at
      * 1 ms ends 47 bits + 3 stuff bits later, b's (id 291) after it */
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0015", "-q",
