@@ -269,8 +269,19 @@ rtcosim_status csv_semicolon_row(const char *path, size_t lineno, char *line, ch
                     break;
                 else if (*p == '"')
                     p++;
-            while (p < end && *p != ';') /* (text after the quote: the split's error) */
+            /* text after the closing quote: the split's error; a comma
+             * there, which the comma-separated row this one becomes would
+             * take for a separator (and a quote after it for one that
+             * opens), is refused here so that every reader ends the rows
+             * where this file's own separator does */
+            char *junk = p < end ? p + 1 : p;
+            while (p < end && *p != ';')
                 p++;
+            char *comma = junk < end ? memchr(junk, ',', (size_t)(p - junk)) : NULL;
+            if (comma)
+                return rtcosim_error_set(err, RTCOSIM_EFORMAT, "%s:%zu: field %zu: text after "
+                                         "the closing quote holds a comma ('%.*s')", path, lineno,
+                                         field, (int)(p - junk < 40 ? p - junk : 40), junk);
         } else {
             char *f = p;
             while (p < end && *p != ';')

@@ -260,6 +260,10 @@ static void bad_inputs_fail_with_file_and_line(void **state)
     expect_error("time;u\n0;1\n1;1.234,5\n", RTCOSIM_EFORMAT, "in.csv:3: field 2: '1.234,5' "
                  "holds a comma and is no number");
     expect_error("time;u;v\n0;1;a,b\n", RTCOSIM_EFORMAT, "in.csv:2: field 3: 'a,b' holds");
+    /* text after a closing quote with a comma in it: as a comma-separated
+     * row it would be another field (and a quote after it would open one) */
+    expect_error("time;u;v\n0;1;\"a\"x,\"y\n1;2;3\n", RTCOSIM_EFORMAT,
+                 "in.csv:2: field 3: text after the closing quote holds a comma ('x,\"y')");
     expect_error("time,u\n", RTCOSIM_EFORMAT, "in.csv: no data rows");
     expect_error("time,u,u\n0,1,2\n", RTCOSIM_EFORMAT, "in.csv:1: column \"u\" appears twice");
     /* the first name repeated, by where its repeat stands; the time column too */
