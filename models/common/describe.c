@@ -277,6 +277,8 @@ static void put_header(const char *model_identifier)
         if (M->step_to_event)
             attr("canReturnEarlyAfterIntermediateUpdate", "true");
         attr("providesIntermediateUpdate", "false");
+        if (M->evaluate_discrete_states)
+            attr("providesEvaluateDiscreteStates", "true");
     }
     fputs("/>\n", out);
 #endif

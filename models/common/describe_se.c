@@ -164,6 +164,8 @@ int main(int argc, char **argv)
     attr("modelIdentifier", argv[1]);
     if (DESCRIBE_COSIMULATION)
         fprintf(xml, " canHandleVariableCommunicationStepSize=\"true\" hasEventMode=\"true\"");
+    if (DESCRIBE_COSIMULATION && M->evaluate_discrete_states)
+        fprintf(xml, " providesEvaluateDiscreteStates=\"true\"");
     fprintf(xml, "/>\n");
     describe_unit_definitions(xml, M, every_variable, attr);
     fprintf(xml, "  <LogCategories>\n");

@@ -528,7 +528,14 @@ fmi3Status fmi3EnterStepMode(fmi3Instance instance)
 
 fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance)
 {
-    return undeclared(instance, "fmi3EvaluateDiscreteStates", "no clocks");
+    model_instance *inst = instance;
+    if (!inst || !model_definition.evaluate_discrete_states)
+        return undeclared(instance, "fmi3EvaluateDiscreteStates",
+                          "providesEvaluateDiscreteStates=false");
+    if (!(inst->model_exchange || inst->event_mode_used))
+        return undeclared(instance, "fmi3EvaluateDiscreteStates", no_event_mode());
+    TRACE(inst, "fmi3EvaluateDiscreteStates()");
+    return status_of(instance_evaluate_discrete_states(inst, "fmi3EvaluateDiscreteStates"));
 }
 
 fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discreteStatesNeedUpdate,

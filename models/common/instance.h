@@ -196,6 +196,7 @@ model_status instance_get_nominals(model_instance *inst, const char *function, d
 model_status instance_get_event_indicators(model_instance *inst, const char *function,
                                            double z[], size_t nz);
 model_status instance_enter_event_mode(model_instance *inst, const char *function);
+model_status instance_evaluate_discrete_states(model_instance *inst, const char *function);
 model_status instance_update_discrete_states(model_instance *inst, const char *function,
                                              model_event_result *result);
 model_status instance_enter_continuous_time_mode(model_instance *inst, const char *function);

@@ -165,6 +165,19 @@ model_status instance_enter_event_mode(model_instance *inst, const char *functio
     return MODEL_OK;
 }
 
+model_status instance_evaluate_discrete_states(model_instance *inst, const char *function)
+{
+    if (!(inst->event_mode_used ? instance_allowed(inst, MODE_EVENT, function)
+                                : begin(inst, MODE_EVENT, function)))
+        return MODEL_ERROR;
+    model_status s = inst->model->evaluate_discrete_states(inst, inst->data);
+    if (s == MODEL_ERROR)
+        inst->mode = MODE_ERROR;
+    else if (s == MODEL_FATAL)
+        inst->mode = MODE_FATAL;
+    return s;
+}
+
 model_status instance_update_discrete_states(model_instance *inst, const char *function,
                                              model_event_result *result)
 {

@@ -198,6 +198,9 @@ typedef struct model_def {
      * inside the step. NULL: do_step handles every event itself. */
     model_status (*step_to_event)(model_instance *inst, void *data, double t, double h,
                                   double *reached, bool *event);
+    /* fmi3EvaluateDiscreteStates in Event Mode (FMI 3.0 section 2.3.5;
+     * described as providesEvaluateDiscreteStates). NULL: not provided. */
+    model_status (*evaluate_discrete_states)(model_instance *inst, void *data);
 
     /* DefaultExperiment. */
     double default_start_time;

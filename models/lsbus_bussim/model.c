@@ -27,12 +27,26 @@
 #endif
 #define DELIVERY_DELAY 0.0001
 
+/* evaluate.c builds the countdown variant as the FMI-LS-BUS project's
+ * FlexRay demo bus simulation works (fmi-ls-bus-examples 503b64e): the ops a
+ * node sent are taken only in fmi3EvaluateDiscreteStates (the update drops
+ * them, counted in `dropped`), and a delivery's countdown interval is
+ * announced from when it is scheduled until the update after its tick, as
+ * the time left (0 once due): an importer that asks before that update ticks
+ * the clock once more and delivers the ops again. */
+#ifdef BUSSIM_EVALUATE
+#define EVALUATE_ONLY true
+#else
+#define EVALUATE_ONLY false
+#endif
+
 typedef struct bussim {
-    int32_t forwarded, configurations;
+    int32_t forwarded, configurations, dropped, ticked_twice;
     model_binary rx[NODES], tx[NODES];
     bool rx_clock[NODES], tx_clock[NODES], tx_read[NODES];
     bool tx_ticked[NODES]; /* countdown: the importer ticked NodeK.Tx_Clock at this instant */
     int interval_qualifier[NODES]; /* countdown: 2 when a delivery was just scheduled */
+    double deliver_at[NODES];      /* evaluate variant: when the delivery is due */
 } bussim;
 
 /* Value references: NodeK.Rx_Data 1 + 2k, NodeK.Tx_Data 2 + 2k; clocks
@@ -54,6 +68,12 @@ static const model_variable variables[] = {
      offsetof(bussim, forwarded), NULL, NULL, "Transmit ops forwarded", 0, {0, 0}},
     {"configurations", 8, MODEL_INT32, MODEL_OUTPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
      offsetof(bussim, configurations), NULL, NULL, "Configuration ops taken", 0, {0, 0}},
+    {"dropped", 9, MODEL_INT32, MODEL_OUTPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
+     offsetof(bussim, dropped), NULL, NULL,
+     "Rx buffers updated without an evaluation (evaluate variant)", 0, {0, 0}},
+    {"ticked_twice", 10, MODEL_INT32, MODEL_OUTPUT, MODEL_DISCRETE, MODEL_INITIAL_DEFAULT,
+     offsetof(bussim, ticked_twice), NULL, NULL,
+     "countdown Tx clocks ticked again before the update (a delivery passed twice)", 0, {0, 0}},
 };
 
 #define CLOCKS(k)                                                                             \
@@ -72,6 +92,8 @@ static const se_binary_def binaries[] = {
 
 static bool send(model_instance *inst, bussim *d, int node, const uint8_t *op, size_t size)
 {
+    if (TX_CLOCK_INPUT && d->interval_qualifier[node] != 2)
+        d->deliver_at[node] = model_time(inst) + DELIVERY_DELAY;
     if (TX_CLOCK_INPUT)
         d->interval_qualifier[node] = 2; /* the countdown runs from now */
     else
@@ -120,7 +142,29 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
         if (d->tx_ticked[k]) {
             d->tx_ticked[k] = false;
             d->tx[k].size = 0;
+            if (EVALUATE_ONLY)
+                d->interval_qualifier[k] = 0;
         }
+    for (int k = 0; k < NODES; k++)
+        if (d->rx_clock[k]) {
+            d->rx_clock[k] = false;
+            if (EVALUATE_ONLY) { /* not evaluated: the ops are lost */
+                d->dropped++;
+                continue;
+            }
+            model_status s = forward(inst, d, k);
+            if (s != MODEL_OK)
+                return s;
+        }
+    return MODEL_OK;
+}
+
+/* fmi3EvaluateDiscreteStates (evaluate variant): the ops that came in are
+ * taken, their deliveries scheduled. */
+#ifdef BUSSIM_EVALUATE
+static model_status evaluate_discrete_states(model_instance *inst, void *data)
+{
+    bussim *d = data;
     for (int k = 0; k < NODES; k++)
         if (d->rx_clock[k]) {
             d->rx_clock[k] = false;
@@ -130,6 +174,7 @@ static model_status event_update(model_instance *inst, void *data, model_event_r
         }
     return MODEL_OK;
 }
+#endif
 
 static model_status step_to_event(model_instance *inst, void *data, double t, double h,
                                   double *reached, bool *event)
@@ -172,6 +217,10 @@ static model_status get_interval(model_instance *inst, void *data, uint32_t cloc
         return MODEL_OK;
     }
     *qualifier = d->interval_qualifier[k];
+    if (*qualifier == 2 && EVALUATE_ONLY) { /* the time left, until the update after the tick */
+        *interval = d->deliver_at[k] > model_time(inst) ? d->deliver_at[k] - model_time(inst) : 0;
+        return MODEL_OK;
+    }
     if (*qualifier == 2) {
         *interval = DELIVERY_DELAY;
         d->interval_qualifier[k] = 1;
@@ -186,9 +235,11 @@ static model_status set_clock(model_instance *inst, void *data, uint32_t clock, 
     if (TX_CLOCK_INPUT && clock >= 101 && clock % 2 == 1 && (clock - 101) / 2 < NODES) {
         /* the countdown ran out: Tx_Data is read now, the next op starts anew */
         int k = ((int)clock - 101) / 2;
+        d->ticked_twice += ticked && d->tx_ticked[k];
         d->tx_read[k] |= ticked;
         d->tx_ticked[k] |= ticked;
-        d->interval_qualifier[k] = 0;
+        if (!EVALUATE_ONLY)
+            d->interval_qualifier[k] = 0;
         return MODEL_OK;
     }
     int k = ((int)clock - 100) / 2;
@@ -214,6 +265,9 @@ const model_def model_definition = {
     .do_step = do_step,
     .event_update = event_update,
     .step_to_event = step_to_event,
+#ifdef BUSSIM_EVALUATE
+    .evaluate_discrete_states = evaluate_discrete_states,
+#endif
     .default_start_time = 0.0,
     .default_stop_time = 0.01,
     .default_step_size = 0.001,

@@ -45,10 +45,35 @@ static rtcosim_status enter_step_mode(void *self, rtcosim_error *err)
     return rtcosim_fmu_status(f, s, "fmi3EnterStepMode", NO_TIME, err);
 }
 
+/* FMI 3.0 section 2.3.5: fmi3UpdateDiscreteStates evaluates the event
+ * equations itself when nothing was got in the instant, and an FMU with
+ * providesEvaluateDiscreteStates evaluates them in fmi3EvaluateDiscreteStates.
+ * Some evaluate only there (or in a get), the FMI-LS-BUS project's FlexRay
+ * demo bus simulation among them: its update drops the ops a node sent, its
+ * Rx clock reset unread. So an FMU that provides it is asked to evaluate
+ * before its update whenever inputs or clocks were set since it last
+ * computed (a get, a step), once: a get after the sets has evaluated already
+ * (the demos evaluate in the get of Tx_Data), and a second evaluation would
+ * take the ops twice. */
+static rtcosim_status evaluate_if_unevaluated(rtcosim_fmu *f, rtcosim_error *err)
+{
+    if (!f->inputs_unevaluated || !f->md->provides_evaluate_discrete_states ||
+        !f->fmi3.fmi3EvaluateDiscreteStates)
+        return RTCOSIM_OK;
+    f->inputs_unevaluated = false;
+    fmi3Status s = f->fmi3.fmi3EvaluateDiscreteStates(f->instance);
+    RTCOSIM_FMU_TRACE(f, "fmi3EvaluateDiscreteStates", s, "%s", "");
+    return rtcosim_fmu_status(f, s, "fmi3EvaluateDiscreteStates", NO_TIME, err);
+}
+
 static rtcosim_status update_discrete_states(void *self, rtcosim_event_update *u,
                                              rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
+    rtcosim_status est = evaluate_if_unevaluated(f, err);
+    if (est != RTCOSIM_OK)
+        return est;
+    f->inputs_unevaluated = false;
     fmi3Boolean need = fmi3False, terminate = fmi3False, nominals = fmi3False,
                 values = fmi3False, next_defined = fmi3False;
     fmi3Float64 next = 0;

@@ -101,6 +101,7 @@ static rtcosim_status fmi3_do_step(void *self, rtcosim_time_ns t, rtcosim_time_n
     /* noSetFMUStatePriorToCurrentPoint (section 4.2.1): a rollback needs a
      * snapshot, so while none exists the FMU may drop its history. */
     fmi3Boolean no_rollback = f->live_states == 0;
+    f->inputs_unevaluated = false;
     fmi3Status s = f->fmi3.fmi3DoStep(f->instance, t_s, h_s, no_rollback, &event_needed,
                                       &terminate, &early, &last);
     RTCOSIM_FMU_TRACE(f, "fmi3DoStep", s,
@@ -172,6 +173,7 @@ static rtcosim_status fmi3_get(void *self, rtcosim_type type, const uint32_t *vr
                                void *values, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
+    f->inputs_unevaluated = false; /* a get computes what it returns (section 2.3.5) */
     if (f->arrays && rtcosim_fmi3_has_elements(f, vrs, n))
         return rtcosim_fmi3_array_get(f, type, vrs, n, values, err);
     fmi3Status s;
@@ -219,6 +221,7 @@ static rtcosim_status fmi3_set(void *self, rtcosim_type type, const uint32_t *vr
                                const void *values, rtcosim_error *err)
 {
     rtcosim_fmu *f = self;
+    f->inputs_unevaluated = true;
     if (f->arrays && rtcosim_fmi3_has_elements(f, vrs, n))
         return rtcosim_fmi3_array_set(f, type, vrs, n, values, err);
     fmi3Status s;

@@ -71,6 +71,10 @@ typedef struct rtcosim_fmu {
     bool event_mode_used, early_return_allowed, event_mode_where_declared;
     bool early_return_where_declared;
     uint64_t intermediate_updates;
+    /* An input or clock was set since the FMU last computed (a get, a step,
+     * an update): with providesEvaluateDiscreteStates, fmi3_events.c asks
+     * for fmi3EvaluateDiscreteStates before the update. */
+    bool inputs_unevaluated;
     /* A function returned Fatal: no further call reaches the FMU, not even
      * the free (FMI 2.0 section 2.1.3, FMI 3.0 section 2.2.3; fmusim
      * frees no instance after Fatal either). */

@@ -143,6 +143,7 @@ static void read_co_simulation(md_parser *p, xmlNode *cs)
         flag(p, cs, "canReturnEarlyAfterIntermediateUpdate", &md->can_return_early);
         flag(p, cs, "hasEventMode", &md->has_event_mode);
         flag(p, cs, "providesIntermediateUpdate", &md->provides_intermediate_update);
+        flag(p, cs, "providesEvaluateDiscreteStates", &md->provides_evaluate_discrete_states);
     }
     xmlChar *order = xmlGetProp(cs, (const xmlChar *)"maxOutputDerivativeOrder");
     if (order) {

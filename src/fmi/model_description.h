@@ -48,6 +48,7 @@ typedef struct rtcosim_fmi_md {
     bool can_return_early;             /* 3.0 canReturnEarlyAfterIntermediateUpdate */
     bool has_event_mode;               /* 3.0 */
     bool provides_intermediate_update; /* 3.0 */
+    bool provides_evaluate_discrete_states; /* 3.0 */
 
     /* Which interface elements the description has. */
     bool has_co_simulation, has_model_exchange;

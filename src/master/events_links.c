@@ -25,6 +25,10 @@ typedef struct clock_read {
     bool countdown;
     long clock_index;
     rtcosim_time_ns due;
+    /* ticked, and its FMU not updated since: the interval it would announce
+     * now is the one that just ran out (section 2.3.5: intervals are known
+     * after fmi3UpdateDiscreteStates) */
+    bool awaiting_update;
     uint64_t stamp; /* the exchange that read it: ticked holds for that one only */
     /* The links it drives (CSR into master_links.deps): the Clock links
      * from it and the Binary links it clocks at either end. */
@@ -64,6 +68,7 @@ struct master_links {
     size_t *deps, dep_count;
     size_t *countdowns, countdown_count;
     size_t *candidates; /* scratch: the Binary links of one exchange */
+    uint64_t *updated_stamp; /* per component: the stamp of the round that updated it last */
     uint64_t stamp;
 };
 
@@ -182,6 +187,7 @@ void master_links_free(rtcosim_master *m)
     free(L->deps);
     free(L->countdowns);
     free(L->candidates);
+    free(L->updated_stamp);
     free(L);
     m->links = NULL;
 }
@@ -265,8 +271,9 @@ static rtcosim_status build_index(rtcosim_master *m, rtcosim_error *err)
     L->comp_bin = calloc(L->count + 1, sizeof *L->comp_bin);
     L->countdowns = calloc(L->read_count + 1, sizeof *L->countdowns);
     L->candidates = calloc(L->count + 1, sizeof *L->candidates);
+    L->updated_stamp = calloc(n + 1, sizeof *L->updated_stamp);
     if (!L->comp_reads_start || !L->comp_reads || !L->comp_bin_start || !L->comp_bin ||
-        !L->countdowns || !L->candidates)
+        !L->countdowns || !L->candidates || !L->updated_stamp)
         return master_oom(err);
     for (size_t i = 0; i < L->read_count; i++) {
         if (L->reads[i].countdown)
@@ -565,6 +572,7 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
                 return failed(st, mc, err);
             r->due = -1;
             r->ticked = true;
+            r->awaiting_update = true;
             *changed = true;
             any_countdown = true;
         }
@@ -583,6 +591,9 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
         return RTCOSIM_OK;
     rtcosim_status st;
     L->stamp++;
+    for (size_t u = 0; u < n; u++)
+        L->updated_stamp[updated[u]] = L->stamp;
+    const uint64_t this_round = L->stamp;
     /* unclocked Binary outputs, as the update left them */
     size_t cand = 0;
     for (size_t u = 0; u < n; u++)
@@ -599,11 +610,17 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
         return st;
     if (any && (st = pass_ticked(m, updated, n, changed, err)) != RTCOSIM_OK)
         return st;
-    /* Section 2.2.8: a countdown clock's interval, read in Event Mode, says
-     * when it ticks next. */
+    /* Section 2.2.8: a countdown clock's interval, read in Event Mode after
+     * the FMU's update, says when it ticks next. A clock that ticked in a
+     * round of other components' updates waits for its own FMU's: asked
+     * before, an FMU that clears the interval only in its update announces
+     * the tick that ran out once more (the FMI-LS-BUS FlexRay demo bus
+     * simulation does: its frames were delivered twice). */
     for (size_t j = 0; j < L->countdown_count; j++) {
         clock_read *r = &L->reads[L->countdowns[j]];
-        if (r->clock_index < 0 || r->due >= 0 ||
+        if (L->updated_stamp[r->comp] == this_round)
+            r->awaiting_update = false;
+        if (r->clock_index < 0 || r->due >= 0 || r->awaiting_update ||
             !rtcosim_component_in_event_mode(m->comps[r->comp].c))
             continue;
         double interval = 0;

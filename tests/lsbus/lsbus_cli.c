@@ -125,7 +125,8 @@ const char *write_ssd(const char *file, const char *node_fmu, const char *const 
         used += snprintf(text + used, sizeof text - (size_t)used,
                          "<ssd:Component name=\"bus\" source=\"%s\"><ssd:Connectors>\n", bussim);
         /* an input countdown Tx_Clock starts connections: inout in SSP */
-        const char *tx_clock_kind = strstr(bussim, "Countdown") ? "inout" : "output";
+        const char *tx_clock_kind =
+            strstr(bussim, "Countdown") || strstr(bussim, "Evaluate") ? "inout" : "output";
         for (int k = 1; k <= 3; k++)
             used += snprintf(text + used, sizeof text - (size_t)used,
                              "<ssd:Connector name=\"Node%d.Rx_Data\" kind=\"input\"/>"

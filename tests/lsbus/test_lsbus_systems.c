@@ -208,20 +208,22 @@ static void direct_communication_passes_frames_at_their_send_times(void **state)
 
 /* Three nodes of `fmu` on LsBusSimulationCountdown (delivery 100 us after
  * the op arrived): sent at 1 ms (a, b, c) and 2 ms (a, b), delivered at 1.1
- * and 2.1 ms. `more` as run_direct's; the output returned. */
-static char *run_countdown(const char *fmu, const char *name, const char *const more[4])
+ * and 2.1 ms. `more`: up to 8 more options (NULL ends them); the output
+ * returned. */
+static char *run_countdown_on(const char *bus, const char *fmu, const char *name,
+                              const char *const more[8])
 {
     static const char *const abc[] = {"a", "b", "c"};
     char conns[4096];
     bus_connections(conns, sizeof conns);
-    const char *ssd = write_ssd(name, fmu, abc, 3, RTCOSIM_FMU_LSBUSSIMULATIONCOUNTDOWN_FMI3,
-                                conns);
+    const char *ssd = write_ssd(name, fmu, abc, 3, bus, conns);
     assert_int_equal(run_cli(ssd, "--step-size", "0.001", "--stop-time", "0.0025", "-q",
                              "--start-value", "b.can_id", "291", "--start-value", "c.period",
                              "0.002", "--output-variable", "a.rx_frames", "--output-variable",
                              "a.confirms", "--output-variable", "c.rx_frames",
                              "--output-variable", "c.last_rx_time", "--output-variable",
-                             "a.last_confirm_time", more[0], more[1], more[2], more[3], NULL),
+                             "a.last_confirm_time", more[0], more[1], more[2], more[3],
+                             more[4], more[5], more[6], more[7], NULL),
                      0);
     char *out = read_text("out.txt");
     expect_in(out, "  a.rx_frames                      3\n"
@@ -230,6 +232,12 @@ static char *run_countdown(const char *fmu, const char *name, const char *const 
                    "  c.last_rx_time                   0.0021\n"
                    "  a.last_confirm_time              0.0021\n");
     return out;
+}
+
+static char *run_countdown(const char *fmu, const char *name, const char *const more[4])
+{
+    const char *const all[8] = {more[0], more[1], more[2], more[3], NULL};
+    return run_countdown_on(RTCOSIM_FMU_LSBUSSIMULATIONCOUNTDOWN_FMI3, fmu, name, all);
 }
 
 static void a_bus_simulation_fmu_forwards_and_confirms(void **state)
@@ -307,6 +315,37 @@ static void a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks(void **s
      * intervals asked of its host) */
     free(run_countdown(NODE, "countdown.ssd", (const char *const[4]){"--isolate", "a,b,c", NULL}));
     free(run_countdown(NODE, "countdown.ssd", (const char *const[4]){"--isolate", NULL}));
+}
+
+/* A bus simulation as the FMI-LS-BUS project's FlexRay demo's works
+ * (LsBusSimulationEvaluate): it takes the ops it got only in
+ * fmi3EvaluateDiscreteStates (its update drops them) and announces a
+ * delivery's interval, the time left, until the update after the delivery's
+ * tick. Asked to evaluate before its update wherever Rx data came in and
+ * nothing was got after (the nodes' Configuration at 0, their frames at 1
+ * and 2 ms: three calls), and its intervals asked after its own update, it
+ * forwards what the countdown bus does, nothing dropped and nothing twice;
+ * in process and isolated. */
+static void a_bus_simulation_that_evaluates_only_when_asked_forwards_each_frame_once(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        char *out = run_countdown_on(
+            RTCOSIM_FMU_LSBUSSIMULATIONEVALUATE_FMI3, NODE, "evaluate.ssd",
+            (const char *const[8]){"--output-variable", "bus.dropped", "--output-variable",
+                                   "bus.ticked_twice", "--log-fmi-calls",
+                                   k ? "--isolate" : NULL});
+        expect_in(out, "  bus.dropped                      0\n"
+                       "  bus.ticked_twice                 0\n");
+        free(out);
+        char *err = read_text("err.txt");
+        size_t calls = 0;
+        for (const char *p = err; (p = strstr(p, "bus: fmi3EvaluateDiscreteStates() -> fmi3OK"));
+             p++)
+            calls++;
+        assert_int_equal(calls, 3);
+        free(err);
+    }
 }
 
 /* FMI 3.0's event-mode order, as the FMI-LS-BUS demo FMUs
@@ -556,6 +595,7 @@ int main(void)
         cmocka_unit_test(direct_communication_passes_frames_at_their_send_times),
         cmocka_unit_test(a_bus_simulation_fmu_forwards_and_confirms),
         cmocka_unit_test(a_bus_simulations_countdown_clocks_tick_the_nodes_rx_clocks),
+        cmocka_unit_test(a_bus_simulation_that_evaluates_only_when_asked_forwards_each_frame_once),
         cmocka_unit_test(clocks_are_read_before_the_update_as_the_ls_bus_demos_need),
         cmocka_unit_test(an_event_kernel_node_is_read_before_its_update),
         cmocka_unit_test(an_event_kernel_node_without_announcements_is_stepped_on_its_grid),
