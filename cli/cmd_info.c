@@ -452,11 +452,25 @@ static int run_info(int argc, char **argv)
         }
         char platforms[256];
         rtcosim_fmu_platforms(info->extracted_dir, platforms, sizeof platforms);
-        print_fact("platforms", platforms[0] ? platforms : "(none)");
         const char *binary = info->binary_path;
         size_t dir_len = strlen(info->extracted_dir);
         if (binary && strncmp(binary, info->extracted_dir, dir_len) == 0 && binary[dir_len] == '/')
             binary += dir_len + 1;
+        if (info->binary_built_from_sources && binary) {
+            /* the archive's platforms: not the folder the build made */
+            const char *folder = strchr(binary, '/') ? strchr(binary, '/') + 1 : binary;
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(folder, "/"), folder);
+            size_t len = strlen(name);
+            for (char *hit = platforms; (hit = strstr(hit, name)); hit++)
+                if ((hit == platforms || hit[-1] == ' ') && (hit[len] == ',' || !hit[len])) {
+                    memmove(hit, hit + len + (hit[len] == ',' ? 2 : 0),
+                            strlen(hit + len + (hit[len] == ',' ? 2 : 0)) + 1);
+                    break;
+                }
+            binary = "built from its sources when loaded (none for this platform)";
+        }
+        print_fact("platforms", platforms[0] ? platforms : "(none)");
         print_fact("binary", described ? "cannot be used here (see the warning)" : binary);
         print_fact(info->fmi_version == RTCOSIM_FMI_3 ? "instantiation token" : "guid",
                    info->instantiation_token);

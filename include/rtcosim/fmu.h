@@ -127,6 +127,9 @@ typedef struct rtcosim_fmu_info {
     bool has_co_simulation;
     bool has_model_exchange;
     bool has_scheduled_execution;
+    /* The FMU had no binary for this platform: binary_path was built from
+     * its sources when it was loaded (src/fmi/README.md). */
+    bool binary_built_from_sources;
 } rtcosim_fmu_info;
 
 /* What the integrator of a model-exchange FMU did so far. */

@@ -266,6 +266,8 @@ void rtcosim_fmu_destroy(void *self)
     free(f->archive_path);
     free(f->dir);
     free(f->binary_path);
+    rtcosim_archive_remove_dir(f->build_dir);
+    free(f->build_dir);
     free(f->resource_location);
     free(f->instance_name);
     free(f->bool_scratch);
@@ -396,6 +398,7 @@ static void fill_info(rtcosim_fmu *f)
     i->event_indicator_count = f->model_exchange ? md->event_indicator_count : 0;
     i->extracted_dir = f->dir;
     i->binary_path = f->binary_path;
+    i->binary_built_from_sources = f->built_from_sources;
     i->output_indices = md->output_indices;
     i->output_count = md->output_count;
     i->output_dependencies_declared = md->output_dependencies_declared;

@@ -132,9 +132,11 @@ static void find_symbol_prefix(rtcosim_fmu *f)
         f->symbol_prefix[0] = '\0';
         return;
     }
-    rtcosim_log(RTCOSIM_LOG_WARNING, "fmi", "%s: its binary names its functions with the prefix "
-                "'%s' (%s%s), as sources compiled for static linking do; a shared library has "
-                "the standard's names (FMI %s section 2.2.1): taken as they are",
+    /* (built here from sources that define the prefix: as expected) */
+    rtcosim_log(f->built_from_sources ? RTCOSIM_LOG_INFO : RTCOSIM_LOG_WARNING, "fmi",
+                "%s: its binary names its functions with the prefix '%s' (%s%s), as sources "
+                "compiled for static linking do; a shared library has the standard's names "
+                "(FMI %s section 2.2.1): taken as they are",
                 f->archive_path, f->symbol_prefix, f->symbol_prefix, probe,
                 f->md->fmi_version_text);
 }
@@ -156,12 +158,18 @@ rtcosim_status rtcosim_fmu_load_binary(rtcosim_fmu *f, const rtcosim_fmu_options
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     if (access(f->binary_path, R_OK) != 0) {
         char held[256];
-        rtcosim_fmu_platforms(f->dir, held, sizeof held);
-        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                 "%s: no binary for this platform (" PLATFORM_TEXT
-                                 "): expected %s; it holds %s", f->archive_path, relative,
-                                 strcmp(held, "sources") == 0 ? "only sources (build it from them)"
-                                 : held[0] ? held : "no binaries");
+        size_t n = rtcosim_fmu_platforms(f->dir, held, sizeof held);
+        /* a source-code FMU: its binary built from them (fmu_sources.c) */
+        bool sources = n >= 7 && strcmp(held + n - 7, "sources") == 0;
+        rtcosim_status built = sources ? rtcosim_fmu_build_sources(f, opts, platform, relative, err)
+                                       : RTCOSIM_EUNSUPPORTED;
+        if (built != RTCOSIM_OK && sources)
+            return built;
+        if (!sources)
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                     "%s: no binary for this platform (" PLATFORM_TEXT
+                                     "): expected %s; it holds %s", f->archive_path, relative,
+                                     held[0] ? held : "no binaries");
     }
     /* one library file is one dlopen handle: an FMU that may be instantiated
      * only once per process gets a private copy from its archive (load), in

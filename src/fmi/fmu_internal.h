@@ -37,6 +37,8 @@ typedef struct rtcosim_fmu {
      * FMU instantiable once per process is refused there a second time */
     bool in_place, once_per_process;
     char *binary_path;
+    char *build_dir; /* a source-code FMU given unpacked: where its binary was built */
+    bool built_from_sources; /* fmu_sources.c built the binary */
     char *resource_location; /* FMI 2: file URI; FMI 3: directory path with '/' */
     void *library;           /* dlopen handle */
     /* The prefix of the library's function names: "" as the standard has it
@@ -169,6 +171,18 @@ void *rtcosim_fmu_symbol(const rtcosim_fmu *f, const char *name);
 /* fmu_binary.c: the binary of this platform loaded and prepared (f->dir
  * unpacked, f->md read); a + b + c + d, malloc'd; a path's file: URI
  * (RFC 8089, FMI 2.0 section 2.1.5), malloc'd. */
+/* Builds a source-code FMU's binary for `platform` (relative: its path
+ * binaries/<platform>/<id>.so), fmu_sources.c; f->binary_path is then it. */
+rtcosim_status rtcosim_fmu_build_sources(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
+                                         const char *platform, const char *relative,
+                                         rtcosim_error *err);
+/* What rtcosim_fmu_build_sources would build from the unpacked FMU in dir
+ * (FMI 3: sources/buildDescription.xml; 2: modelDescription.xml's
+ * SourceFiles), read and checked without compiling: *files source files, or
+ * the one-line error (for the fuzz target). */
+rtcosim_status rtcosim_fmu_sources_read(const char *dir, const char *model_identifier,
+                                        int fmi_version, bool model_exchange,
+                                        const char *platform, size_t *files, rtcosim_error *err);
 rtcosim_status rtcosim_fmu_load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
                                        rtcosim_error *err);
 char *rtcosim_fmu_join(const char *a, const char *b, const char *c, const char *d);
