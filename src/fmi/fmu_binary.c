@@ -159,17 +159,16 @@ rtcosim_status rtcosim_fmu_load_binary(rtcosim_fmu *f, const rtcosim_fmu_options
     if (access(f->binary_path, R_OK) != 0) {
         char held[256];
         size_t n = rtcosim_fmu_platforms(f->dir, held, sizeof held);
+        char why[512];
+        snprintf(why, sizeof why, "no binary for this platform (" PLATFORM_TEXT
+                 "): expected %s; it holds %s", relative, held[0] ? held : "no binaries");
         /* a source-code FMU: its binary built from them (fmu_sources.c) */
         bool sources = n >= 7 && strcmp(held + n - 7, "sources") == 0;
-        rtcosim_status built = sources ? rtcosim_fmu_build_sources(f, opts, platform, relative, err)
-                                       : RTCOSIM_EUNSUPPORTED;
-        if (built != RTCOSIM_OK && sources)
-            return built;
         if (!sources)
-            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                     "%s: no binary for this platform (" PLATFORM_TEXT
-                                     "): expected %s; it holds %s", f->archive_path, relative,
-                                     held[0] ? held : "no binaries");
+            return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: %s", f->archive_path, why);
+        rtcosim_status built = rtcosim_fmu_build_sources(f, opts, platform, relative, why, err);
+        if (built != RTCOSIM_OK)
+            return built;
     }
     /* one library file is one dlopen handle: an FMU that may be instantiated
      * only once per process gets a private copy from its archive (load), in

@@ -172,10 +172,12 @@ void *rtcosim_fmu_symbol(const rtcosim_fmu *f, const char *name);
  * unpacked, f->md read); a + b + c + d, malloc'd; a path's file: URI
  * (RFC 8089, FMI 2.0 section 2.1.5), malloc'd. */
 /* Builds a source-code FMU's binary for `platform` (relative: its path
- * binaries/<platform>/<id>.so), fmu_sources.c; f->binary_path is then it. */
+ * binaries/<platform>/<id>.so), fmu_sources.c; f->binary_path is then it.
+ * no_binary: why it needs one, for the message when there is nothing to
+ * build from. */
 rtcosim_status rtcosim_fmu_build_sources(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
                                          const char *platform, const char *relative,
-                                         rtcosim_error *err);
+                                         const char *no_binary, rtcosim_error *err);
 /* What rtcosim_fmu_build_sources would build from the unpacked FMU in dir
  * (FMI 3: sources/buildDescription.xml; 2: modelDescription.xml's
  * SourceFiles), read and checked without compiling: *files source files, or

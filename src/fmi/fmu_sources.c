@@ -103,6 +103,7 @@ static bool named(const xmlNode *n, const char *name)
 
 typedef struct ctx {
     const char *dir, *id, *label; /* the unpacked FMU, its modelIdentifier, its name in messages */
+    const char *no_binary; /* "no binary for this platform (..): expected ..; it holds .." */
     bool model_exchange;
     const char *file; /* the description read: "sources/buildDescription.xml" */
     rtcosim_error *err;
@@ -245,8 +246,8 @@ static xmlDoc *read_xml(const ctx *c, rtcosim_status *st)
     free(path);
     if (*st == RTCOSIM_ENOTFOUND)
         *st = rtcosim_error_set(c->err, RTCOSIM_EUNSUPPORTED,
-                                "%s: no binary for this platform and no %s to build one from its "
-                                "sources", c->label, c->file);
+                                "%s: %s, and no %s to build one from", c->label, c->no_binary,
+                                c->file);
     if (*st != RTCOSIM_OK)
         return NULL;
     xmlDoc *doc = xmlReadMemory(text, (int)size, c->file, NULL,
@@ -323,8 +324,8 @@ static rtcosim_status read_fmi2(const ctx *c, build_spec *s)
     set->file_count = s->file_count;
     if (st == RTCOSIM_OK && s->file_count == 0)
         st = rtcosim_error_set(c->err, RTCOSIM_EUNSUPPORTED,
-                               "%s: no binary for this platform and no SourceFiles in its %s "
-                               "element to build one from", c->label, element);
+                               "%s: %s, and no SourceFiles in its %s to build one from",
+                               c->label, c->no_binary, c->file);
     xmlFreeDoc(doc);
     return st;
 }
@@ -472,7 +473,7 @@ rtcosim_status rtcosim_fmu_sources_read(const char *dir, const char *model_ident
                                         const char *platform, size_t *files, rtcosim_error *err)
 {
     build_spec spec = {0};
-    ctx c = {dir, model_identifier, dir, model_exchange,
+    ctx c = {dir, model_identifier, dir, "no binary for this platform", model_exchange,
              fmi_version == 3 ? "sources/buildDescription.xml" : "modelDescription.xml", err};
     rtcosim_status st = fmi_version == 3 ? read_fmi3(&c, &spec, platform) : read_fmi2(&c, &spec);
     *files = spec.file_count;
@@ -482,7 +483,7 @@ rtcosim_status rtcosim_fmu_sources_read(const char *dir, const char *model_ident
 
 rtcosim_status rtcosim_fmu_build_sources(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
                                          const char *platform, const char *relative,
-                                         rtcosim_error *err)
+                                         const char *no_binary, rtcosim_error *err)
 {
     const rtcosim_fmi_md *md = f->md;
     if (md->version == RTCOSIM_FMI_1)
@@ -491,7 +492,7 @@ rtcosim_status rtcosim_fmu_build_sources(rtcosim_fmu *f, const rtcosim_fmu_optio
                                  "sources, and rtcosim builds FMI 2.0 and 3.0 sources only",
                                  f->archive_path, relative);
     build_spec spec = {0};
-    ctx c = {f->dir, f->model_identifier, f->archive_path, f->model_exchange,
+    ctx c = {f->dir, f->model_identifier, f->archive_path, no_binary, f->model_exchange,
              md->version == RTCOSIM_FMI_3 ? "sources/buildDescription.xml"
                                           : "modelDescription.xml", err};
     rtcosim_status st = md->version == RTCOSIM_FMI_3 ? read_fmi3(&c, &spec, platform)

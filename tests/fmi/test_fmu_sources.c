@@ -155,8 +155,9 @@ static void bad_build_descriptions_are_one_line_errors(void **state)
 {
     (void)state;
     expect_load_error(variant("none", NULL, NULL),
-                      "no binary for this platform and no sources/buildDescription.xml to build "
-                      "one from its sources");
+                      "no binary for this platform (x86_64 Linux): expected "
+                      "binaries/x86_64-linux/DecaySource.so; it holds sources, and no "
+                      "sources/buildDescription.xml to build one from");
     expect_load_error(variant("xml", "<fmiBuildDescription><Build", NULL),
                       "sources/buildDescription.xml: not well-formed XML");
     expect_load_error(variant("other", "<?xml version=\"1.0\"?><fmiBuildDescription "

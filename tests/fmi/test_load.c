@@ -154,8 +154,9 @@ static void fmi3_without_linux_binary_names_the_expected_path(void **state)
                    "binaries/x86_64-linux/model.so; it holds no binaries");
 }
 
-/* A source FMU (FMI 3.0 2.5.1: sources/ and no binary for this platform):
- * the message says to build it. */
+/* A source FMU (FMI 3.0 2.5.1: sources/ and no binary for this platform)
+ * without the build description that would say how to build it: the
+ * message says what it holds and what is missing. */
 static void fmi3_with_sources_only_says_so(void **state)
 {
     fixture *f = *state;
@@ -163,8 +164,8 @@ static void fmi3_with_sources_only_says_so(void **state)
                     {.name = "sources/model.c", .text = "int x;\n"}};
     tu_zip(f->fmu, e, 2);
     expect_failure(f, RTCOSIM_EUNSUPPORTED,
-                   "expected binaries/x86_64-linux/model.so; it holds only sources (build it "
-                   "from them)");
+                   "expected binaries/x86_64-linux/model.so; it holds sources, and no "
+                   "sources/buildDescription.xml to build one from");
 }
 
 /* An FMU built for other platforms is described from its XML alone
