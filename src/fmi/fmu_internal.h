@@ -185,6 +185,15 @@ rtcosim_status rtcosim_fmu_build_sources(rtcosim_fmu *f, const rtcosim_fmu_optio
 rtcosim_status rtcosim_fmu_sources_read(const char *dir, const char *model_identifier,
                                         int fmi_version, bool model_exchange,
                                         const char *platform, size_t *files, rtcosim_error *err);
+/* The build cache of source-code FMUs (fmu_build_cache.c): where the
+ * binary of f's sources (description: the file listing them, relative to
+ * the unpacked FMU; api: the FMI header its build includes) is kept, NULL
+ * without a cache; get copies it to `out` (false: not there), put keeps a
+ * binary built (quietly nothing when the cache cannot be written). */
+char *rtcosim_fmu_build_cache_path(const rtcosim_fmu *f, const char *description,
+                                   const char *platform, const char *api, size_t api_size);
+bool rtcosim_fmu_build_cache_get(const char *cached, const char *out);
+void rtcosim_fmu_build_cache_put(const char *built, const char *cached);
 rtcosim_status rtcosim_fmu_load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
                                        rtcosim_error *err);
 char *rtcosim_fmu_join(const char *a, const char *b, const char *c, const char *d);

@@ -468,6 +468,98 @@ static void compiler_output(const char *log, char *first, size_t size)
         fclose(in);
 }
 
+/* The build's directories and files (fmu_sources.c's build function). */
+typedef struct build_paths {
+    const char *work, *obj, *log, *tmp_out, *out;
+} build_paths;
+
+/* One compile per file, with its set's language and definitions; then the
+ * link into p->tmp_out, renamed to p->out. *any_cxx: a C++ set. */
+static rtcosim_status compile_and_link(const rtcosim_fmu *f, const build_spec *spec,
+                                       const build_paths *p, bool *any_cxx, rtcosim_error *err)
+{
+    rtcosim_status st = RTCOSIM_OK;
+    char cc[512], cxx[512], cflags[2048], include[4096], objects[MAX_FILES][32];
+    char *argv[MAX_ARGS];
+    snprintf(include, sizeof include, "-I%s", p->work);
+    char sources_include[4096];
+    snprintf(sources_include, sizeof sources_include, "-I%s/sources", f->dir);
+    for (size_t k = 0; k < spec->set_count && st == RTCOSIM_OK; k++) {
+        const source_set *set = &spec->sets[k];
+        *any_cxx |= set->cxx;
+        for (size_t i = set->first_file; i < set->first_file + set->file_count && st == RTCOSIM_OK;
+             i++) {
+            size_t a = set->cxx ? env_words("CXX", "c++", cxx, sizeof cxx, argv, 0, MAX_ARGS)
+                                : env_words("CC", "cc", cc, sizeof cc, argv, 0, MAX_ARGS);
+            const char *cmd = argv[0];
+            argv[a++] = (char *)"-c";
+            argv[a++] = (char *)"-fPIC";
+            argv[a++] = (char *)"-O2";
+            argv[a++] = (char *)set->std;
+            argv[a++] = sources_include; /* (an FMU's own FMI headers first) */
+            argv[a++] = include;
+            for (size_t j = set->first_flag; j < set->first_flag + set->flag_count; j++)
+                argv[a++] = spec->flags[j];
+            a = env_words(set->cxx ? "CXXFLAGS" : "CFLAGS", "", cflags, sizeof cflags, argv, a,
+                          MAX_ARGS - 4);
+            argv[a++] = spec->files[i];
+            argv[a++] = (char *)"-o";
+            snprintf(objects[i], sizeof objects[i], "%zu.o", i);
+            char *o = rtcosim_fmu_join(p->obj, "/", objects[i], "");
+            argv[a++] = o;
+            argv[a] = NULL;
+            int rc = o ? run(argv, p->log) : -1;
+            free(o);
+            if (rc != 0) {
+                char first[400];
+                if (rc < 0)
+                    snprintf(first, sizeof first, "cannot run '%s': %s", cmd, strerror(errno));
+                else
+                    compiler_output(p->log, first, sizeof first);
+                st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                       "%s: no binary for this platform; building it from its "
+                                       "sources failed at %s: %s (--log-level info shows the "
+                                       "compiler's output; $CC, $CFLAGS choose compiler and flags)",
+                                       f->archive_path, spec->files[i] + strlen(f->dir) + 1, first);
+            }
+        }
+    }
+    if (st != RTCOSIM_OK)
+        return st;
+    size_t a = *any_cxx ? env_words("CXX", "c++", cxx, sizeof cxx, argv, 0, MAX_ARGS)
+                        : env_words("CC", "cc", cc, sizeof cc, argv, 0, MAX_ARGS);
+    argv[a++] = (char *)"-shared";
+    argv[a++] = (char *)"-Wl,-z,defs"; /* what the sources lack, named now, not at dlopen */
+    char *paths[MAX_FILES] = {0};
+    for (size_t i = 0; i < spec->file_count && a < MAX_ARGS - 80; i++)
+        argv[a++] = paths[i] = rtcosim_fmu_join(p->obj, "/", objects[i], "");
+    for (size_t i = 0; i < spec->lib_count; i++)
+        argv[a++] = spec->libs[i];
+    argv[a++] = (char *)"-lm";
+    argv[a++] = (char *)"-o";
+    argv[a++] = (char *)p->tmp_out;
+    argv[a] = NULL;
+    int rc = run(argv, p->log);
+    for (size_t i = 0; i < spec->file_count; i++)
+        free(paths[i]);
+    if (rc != 0) {
+        char first[400];
+        if (rc < 0)
+            snprintf(first, sizeof first, "cannot run '%s': %s", argv[0], strerror(errno));
+        else
+            compiler_output(p->log, first, sizeof first);
+        return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                                 "%s: no binary for this platform; linking the one built from "
+                                 "its sources failed: %s (--log-level info shows the linker's "
+                                 "output; $CFLAGS can define what the sources lack, e.g. "
+                                 "-D_strdup=strdup for a Windows name)", f->archive_path, first);
+    }
+    if (rename(p->tmp_out, p->out) != 0)
+        return rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot move the built binary to %s: %s",
+                                 f->archive_path, p->out, strerror(errno));
+    return RTCOSIM_OK;
+}
+
 rtcosim_status rtcosim_fmu_sources_read(const char *dir, const char *model_identifier,
                                         int fmi_version, bool model_exchange,
                                         const char *platform, size_t *files, rtcosim_error *err)
@@ -537,99 +629,40 @@ rtcosim_status rtcosim_fmu_build_sources(rtcosim_fmu *f, const rtcosim_fmu_optio
     }
     if (st == RTCOSIM_OK)
         st = write_headers(f, work, err);
-    /* one compile per file, with its set's language and definitions; then
-     * the link */
-    char cc[512], cxx[512], cflags[2048], include[4096], objects[MAX_FILES][32];
-    char *argv[MAX_ARGS];
+    /* built before (the build cache, fmu_build_cache.c), else built now */
+    const bool v3 = md->version == RTCOSIM_FMI_3;
+    char *cached = st == RTCOSIM_OK
+                       ? rtcosim_fmu_build_cache_path(
+                             f, c.file, platform,
+                             (const char *)(v3 ? rtcosim_fmi3_api_h : rtcosim_fmi2_api_h),
+                             v3 ? rtcosim_fmi3_api_h_size : rtcosim_fmi2_api_h_size)
+                       : NULL;
+    bool hit = cached && rtcosim_fmu_build_cache_get(cached, out);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     bool any_cxx = false;
-    snprintf(include, sizeof include, "-I%s", work ? work : "");
-    char sources_include[4096];
-    snprintf(sources_include, sizeof sources_include, "-I%s/sources", f->dir);
-    for (size_t k = 0; k < spec.set_count && st == RTCOSIM_OK; k++) {
-        const source_set *set = &spec.sets[k];
-        any_cxx |= set->cxx;
-        for (size_t i = set->first_file; i < set->first_file + set->file_count && st == RTCOSIM_OK;
-             i++) {
-            size_t a = set->cxx ? env_words("CXX", "c++", cxx, sizeof cxx, argv, 0, MAX_ARGS)
-                                : env_words("CC", "cc", cc, sizeof cc, argv, 0, MAX_ARGS);
-            const char *cmd = argv[0];
-            argv[a++] = (char *)"-c";
-            argv[a++] = (char *)"-fPIC";
-            argv[a++] = (char *)"-O2";
-            argv[a++] = (char *)set->std;
-            argv[a++] = sources_include; /* (an FMU's own FMI headers first) */
-            argv[a++] = include;
-            for (size_t j = set->first_flag; j < set->first_flag + set->flag_count; j++)
-                argv[a++] = spec.flags[j];
-            a = env_words(set->cxx ? "CXXFLAGS" : "CFLAGS", "", cflags, sizeof cflags, argv, a,
-                          MAX_ARGS - 4);
-            argv[a++] = spec.files[i];
-            argv[a++] = (char *)"-o";
-            snprintf(objects[i], sizeof objects[i], "%zu.o", i);
-            char *o = rtcosim_fmu_join(obj, "/", objects[i], "");
-            argv[a++] = o;
-            argv[a] = NULL;
-            int rc = o ? run(argv, log) : -1;
-            free(o);
-            if (rc != 0) {
-                char first[400];
-                if (rc < 0)
-                    snprintf(first, sizeof first, "cannot run '%s': %s", cmd, strerror(errno));
-                else
-                    compiler_output(log, first, sizeof first);
-                st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                       "%s: no binary for this platform; building it from its "
-                                       "sources failed at %s: %s (--log-level info shows the "
-                                       "compiler's output; $CC, $CFLAGS choose compiler and flags)",
-                                       f->archive_path, spec.files[i] + strlen(f->dir) + 1, first);
-            }
-        }
+    if (st == RTCOSIM_OK && !hit) {
+        build_paths paths = {work, obj, log, tmp_out, out};
+        st = compile_and_link(f, &spec, &paths, &any_cxx, err);
+        if (st == RTCOSIM_OK && cached)
+            rtcosim_fmu_build_cache_put(out, cached);
     }
-    if (st == RTCOSIM_OK) {
-        size_t a = any_cxx ? env_words("CXX", "c++", cxx, sizeof cxx, argv, 0, MAX_ARGS)
-                           : env_words("CC", "cc", cc, sizeof cc, argv, 0, MAX_ARGS);
-        argv[a++] = (char *)"-shared";
-        argv[a++] = (char *)"-Wl,-z,defs"; /* what the sources lack, named now, not at dlopen */
-        char *paths[MAX_FILES] = {0};
-        for (size_t i = 0; i < spec.file_count && a < MAX_ARGS - 80; i++)
-            argv[a++] = paths[i] = rtcosim_fmu_join(obj, "/", objects[i], "");
-        for (size_t i = 0; i < spec.lib_count; i++)
-            argv[a++] = spec.libs[i];
-        argv[a++] = (char *)"-lm";
-        argv[a++] = (char *)"-o";
-        argv[a++] = tmp_out;
-        argv[a] = NULL;
-        int rc = run(argv, log);
-        for (size_t i = 0; i < spec.file_count; i++)
-            free(paths[i]);
-        if (rc != 0) {
-            char first[400];
-            if (rc < 0)
-                snprintf(first, sizeof first, "cannot run '%s': %s", argv[0], strerror(errno));
-            else
-                compiler_output(log, first, sizeof first);
-            st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                   "%s: no binary for this platform; linking the one built from "
-                                   "its sources failed: %s (--log-level info shows the linker's "
-                                   "output; $CFLAGS can define what the sources lack, e.g. "
-                                   "-D_strdup=strdup for a Windows name)", f->archive_path, first);
-        } else if (rename(tmp_out, out) != 0) {
-            st = rtcosim_error_set(err, RTCOSIM_EIO, "%s: cannot move the built binary to %s: %s",
-                                   f->archive_path, out, strerror(errno));
-        }
-    }
-    if (st == RTCOSIM_OK) {
+    if (st == RTCOSIM_OK && hit) {
+        rtcosim_log(RTCOSIM_LOG_INFO, "fmi",
+                    "%s: no binary for this platform: %s from its sources, built before (%s)",
+                    f->archive_path, relative, cached);
+    } else if (st == RTCOSIM_OK) {
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        char cmd[512];
+        char cmd[512], *argv[2] = {(char *)"cc", NULL};
         env_words(any_cxx ? "CXX" : "CC", any_cxx ? "c++" : "cc", cmd, sizeof cmd, argv, 0, 1);
         rtcosim_log(RTCOSIM_LOG_INFO, "fmi",
                     "%s: no binary for this platform: built %s from its %zu source file%s with "
                     "'%s' in %.2f s",
                     f->archive_path, relative, spec.file_count, spec.file_count == 1 ? "" : "s",
-                    cmd, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+                    argv[0], (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    }
+    if (st == RTCOSIM_OK) {
         free(f->binary_path);
         f->built_from_sources = true;
         f->binary_path = out;
@@ -637,7 +670,7 @@ rtcosim_status rtcosim_fmu_build_sources(rtcosim_fmu *f, const rtcosim_fmu_optio
     }
     if (tmp_out)
         unlink(tmp_out);
-    free(work), free(obj), free(log), free(out), free(tmp_out);
+    free(work), free(obj), free(log), free(out), free(tmp_out), free(cached);
     spec_free(&spec);
     return st;
 }

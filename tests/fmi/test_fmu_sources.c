@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "rtcosim/fmu.h"
+#include "rtcosim/log.h"
 #include "rtcosim_test_fmus.h"
 #include "util/test_util.h"
 
@@ -29,6 +30,8 @@ static int group_setup(void **state)
 {
     (void)state;
     tmp_dir = tu_make_dir();
+    /* a build cache of the test's own (the user's stays untouched) */
+    setenv("RTCOSIM_CACHE_DIR", tu_path(tmp_dir, "cache"), 1);
     return 0;
 }
 
@@ -94,12 +97,40 @@ static void fmi2_sources_are_built_from_the_source_files_element(void **state)
     expect_decay(RTCOSIM_FMU_DECAYSOURCE_FMI2, 0.25, 4.0);
 }
 
+/* The build cache: the first load builds and keeps the binary, the next
+ * takes it (the same x); a changed source, or other $CFLAGS, is built anew. */
+static void a_binary_built_once_is_taken_from_the_cache(void **state)
+{
+    (void)state;
+    setenv("RTCOSIM_CACHE_DIR", tu_path(tmp_dir, "cache2"), 1);
+    tu_log_capture(RTCOSIM_LOG_INFO);
+    expect_decay(RTCOSIM_FMU_DECAYSOURCE_FMI2, 0.5, 2.0);
+    assert_non_null(strstr(tu_log_text(), "built binaries/linux64/DecaySource.so from its 2 "
+                                          "source files"));
+    assert_non_null(strstr(tu_log_text(), "kept in the build cache: "));
+    assert_int_equal(tu_count_entries(tu_path(tmp_dir, "cache2/fmu-builds")), 1);
+    tu_log_reset();
+    expect_decay(RTCOSIM_FMU_DECAYSOURCE_FMI2, 0.5, 2.0);
+    assert_null(strstr(tu_log_text(), "built binaries"));
+    assert_non_null(strstr(tu_log_text(), "from its sources, built before ("));
+    tu_log_reset();
+    setenv("CFLAGS", "-DDECAY_UNUSED=1", 1);
+    expect_decay(RTCOSIM_FMU_DECAYSOURCE_FMI2, 0.5, 2.0);
+    unsetenv("CFLAGS");
+    assert_non_null(strstr(tu_log_text(), "built binaries/linux64/DecaySource.so"));
+    assert_int_equal(tu_count_entries(tu_path(tmp_dir, "cache2/fmu-builds")), 2);
+    rtcosim_log_set_handler(NULL, NULL);
+    rtcosim_log_set_level(RTCOSIM_LOG_WARNING);
+    setenv("RTCOSIM_CACHE_DIR", tu_path(tmp_dir, "cache"), 1);
+}
+
 /* The FMU unpacked (the build's layout directory): built elsewhere, the
  * directory left as it was, the build directory gone with the FMU. */
 static void an_unpacked_fmu_is_not_written_to(void **state)
 {
     (void)state;
     int before = tu_count_entries(RTCOSIM_FMU_DECAYSOURCE_FMI3_DIR);
+    expect_decay(RTCOSIM_FMU_DECAYSOURCE_FMI3_DIR, 0.5, 2.0); /* (the build cache made) */
     int temp_before = tu_count_entries(tmp_dir);
     expect_decay(RTCOSIM_FMU_DECAYSOURCE_FMI3_DIR, 0.5, 2.0);
     assert_int_equal(tu_count_entries(RTCOSIM_FMU_DECAYSOURCE_FMI3_DIR), before);
@@ -223,6 +254,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fmi3_sources_are_built_from_the_build_description),
         cmocka_unit_test(fmi2_sources_are_built_from_the_source_files_element),
+        cmocka_unit_test(a_binary_built_once_is_taken_from_the_cache),
         cmocka_unit_test(an_unpacked_fmu_is_not_written_to),
         cmocka_unit_test(bad_build_descriptions_are_one_line_errors),
         cmocka_unit_test(sources_that_do_not_build_are_one_line_errors),
