@@ -117,6 +117,11 @@ static void usage(FILE *out)
         "                              starts there\n"
         "  -q, --quiet                 no progress line (shown on a terminal: percent of the\n"
         "                              simulated interval, speed, estimated time left)\n"
+        "  --apply-default-start-values  set every variable settable before initialization\n"
+        "                              (not constant, initial exact or approx) to the start\n"
+        "                              value its description declares, as FMPy's option (for\n"
+        "                              FMUs that rely on the importer for them); --start-value\n"
+        "                              still wins\n"
         "  --strict                    refuse an FMU whose modelDescription.xml breaks a rule of\n"
         "                              the standard that does not stop a correct run, and a start\n"
         "                              value or input outside the variable's declared min/max\n"
@@ -180,7 +185,7 @@ typedef struct simulate_args {
     double step_timeout; /* s; 0: none */
     bool isolate;        /* host the FMU in a child process */
     int writer_thread; /* 1 on, 0 off, -1 rtcosim_recorder_writer_thread_pays() decides */
-    bool csv_units, log_fmi_calls, fmu_logging, quiet, strict;
+    bool csv_units, log_fmi_calls, fmu_logging, quiet, strict, default_starts;
     const char *log_file, *fmi_log_file; /* fmusim's --log-file, --fmi-log-file */
     const char *initial_state_file, *final_state_file; /* fmusim's FMU state files */
     bool set_stop_time;  /* tell the FMU the stop time (fmusim's --set-stop-time) */
@@ -368,6 +373,9 @@ static int parse_args(int argc, char **argv, simulate_args *a)
             continue;
         } else if (strcmp(arg, "--strict") == 0) {
             a->strict = true;
+            continue;
+        } else if (strcmp(arg, "--apply-default-start-values") == 0) {
+            a->default_starts = true;
             continue;
         } else if (strcmp(arg, "--fmu-logging") == 0 || strcmp(arg, "--logging-on") == 0) {
             a->fmu_logging = true;
@@ -600,7 +608,8 @@ static int run_simulate(int argc, char **argv)
                               .solver = a.solver,
                               .strict = a.strict,
                               .event_mode_used = a.event_mode_used,
-                              .early_return_allowed = a.early_return_allowed};
+                              .early_return_allowed = a.early_return_allowed,
+                              .apply_default_start_values = a.default_starts};
     if (a.max_solver_step) {
         if (parse_time_option("--max-solver-step", a.max_solver_step, &fo.max_solver_step))
             goto done;

@@ -127,6 +127,9 @@ void cli_run_usage(FILE *out)
             "                          simulated interval, speed, estimated time left)\n"
             "  --allow-outside         let a .ssp reference FMUs and parameter sets outside the\n"
             "                          package (absolute, file://, ../); refused by default\n"
+            "  --apply-default-start-values  every FMU's variables settable before\n"
+            "                          initialization set to the start values its description\n"
+            "                          declares (as FMPy's option; --start-value still wins)\n"
             "  --strict                refuse FMUs whose modelDescription.xml breaks a rule that\n"
             "                          is otherwise only a warning (see rtcosim simulate --help),\n"
             "                          and start values (--start-value, parameter sets) outside\n"
@@ -375,6 +378,10 @@ int cli_run_parse_args(int argc, char **argv, run_args *a)
         }
         if (strcmp(opt, "--strict") == 0) {
             a->fmu_options.strict = true;
+            continue;
+        }
+        if (strcmp(opt, "--apply-default-start-values") == 0) {
+            a->fmu_options.apply_default_start_values = true;
             continue;
         }
         if (strcmp(opt, "--fmu-logging") == 0) {

@@ -118,6 +118,9 @@ typedef struct rtcosim_flat_simulate_options {
     const char *const *input_column_inputs;
     const char *const *input_columns;
     size_t input_column_count;
+    /* FMPy's apply_default_start_values (added last):
+     * rtcosim_fmu_options.apply_default_start_values. */
+    int apply_default_start_values;
 } rtcosim_flat_simulate_options;
 
 /* Load an FMU and simulate it (rtcosim_simulate), rows into *out. On error

@@ -75,9 +75,14 @@ typedef struct rtcosim_fmu_options {
     bool model_exchange_fallback;
     /* As early_return_allowed for an FMI 3.0 co-simulation FMU that declares
      * canReturnEarlyAfterIntermediateUpdate, and nothing for any other
-     * (rtcosim run --early-return-allowed: one option for a system). Last:
-     * the Python package mirrors the fields before it (python/rtcosim/_lib.py). */
+     * (rtcosim run --early-return-allowed: one option for a system). */
     bool early_return_where_declared;
+    /* Right after instantiation, set every variable settable then (variability
+     * not constant, initial exact or approx) to the start value its
+     * description declares, as FMPy's apply_default_start_values (for FMUs
+     * that rely on the importer for them). Last: the Python package mirrors
+     * the fields before it (python/rtcosim/_lib.py). */
+    bool apply_default_start_values;
 } rtcosim_fmu_options;
 
 /* Facts from modelDescription.xml beyond what the component description holds

@@ -446,7 +446,7 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
              fmi_type=None, start_values={}, input=None, output=None, timeout=None,
              debug_logging=False, logger=None, fmi_call_logger=None, step_finished=None,
              record_every=1, progress=None, set_stop_time=True, fmu_state=None,
-             input_columns=None):
+             input_columns=None, apply_default_start_values=False):
     """Simulate an FMU (FMI 1.0, 2.0 or 3.0) and return its results.
 
     Everything after the file name is a keyword (FMPy's order of them
@@ -485,6 +485,10 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     record_events=True (as `rtcosim simulate --event-mode-used`), other
     co-simulation FMUs as without.
 
+    apply_default_start_values (default False, as FMPy) sets every variable
+    settable before initialization to the start value its description
+    declares (start_values still win), for FMUs that rely on the importer.
+
     set_stop_time (default True, as FMPy) tells the FMU the stop time
     (the CLI only with --set-stop-time, as fmusim). fmu_state: the FMU's
     serialized state (bytes, as FMPy takes it, or the path of a file such as
@@ -507,6 +511,7 @@ def simulate(filename, *, validate=True, start_time=None, stop_time=None, solver
     simulate` writes to its CSV, bit for bit.
     """
     o = SimulateOptions()
+    o.apply_default_start_values = int(bool(apply_default_start_values))
     o.start_time = _seconds(start_time, "start_time")
     o.stop_time = _seconds(stop_time, "stop_time")
     o.output_interval = _interval(output_interval, "output_interval")

@@ -85,7 +85,8 @@ class FmuOptions(ctypes.Structure):
                 ("event_mode_where_declared", ctypes.c_bool),
                 ("early_return_allowed", ctypes.c_bool),
                 ("model_exchange_fallback", ctypes.c_bool),
-                ("early_return_where_declared", ctypes.c_bool)]
+                ("early_return_where_declared", ctypes.c_bool),
+                ("apply_default_start_values", ctypes.c_bool)]
 
 
 TIME_LIMIT_S = (2**63 - 1) / 1e9  # rtcosim_time_ns: about 292 years
@@ -138,7 +139,8 @@ class SimulateOptions(ctypes.Structure):
                 ("initial_state_file", ctypes.c_char_p),
                 ("initial_state", ctypes.c_char_p), ("initial_state_size", ctypes.c_size_t),
                 ("input_column_inputs", _STRINGS), ("input_columns", _STRINGS),
-                ("input_column_count", ctypes.c_size_t)]
+                ("input_column_count", ctypes.c_size_t),
+                ("apply_default_start_values", ctypes.c_int)]
 
 
 class SystemOptions(ctypes.Structure):

@@ -146,7 +146,8 @@ rtcosim_status rtcosim_flat_simulate(const char *fmu, const rtcosim_flat_simulat
                               .fmu_logging_on = o->fmu_logging != 0,
                               .strict = o->strict != 0,
                               .log_fmi_calls = o->log_fmi_calls != 0,
-                              .event_mode_where_declared = o->event_mode != 0};
+                              .event_mode_where_declared = o->event_mode != 0,
+                              .apply_default_start_values = o->apply_default_start_values != 0};
     rtcosim_component *c = NULL;
     rtcosim_csv *input = NULL;
     rtcosim_start_value *starts = calloc(o->start_count + 1, sizeof *starts);

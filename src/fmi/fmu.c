@@ -572,6 +572,8 @@ static rtcosim_status open_fmu(const char *path, const rtcosim_fmu_options *opts
         return st;
     }
     fill_info(f);
+    if (binary && opts && opts->apply_default_start_values)
+        rtcosim_fmu_apply_default_starts(f);
     f->terminate_unguarded = f->ops.terminate;
     if (f->ops.terminate)
         f->ops.terminate = terminate_guarded;

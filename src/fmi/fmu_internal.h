@@ -39,6 +39,8 @@ typedef struct rtcosim_fmu {
     char *binary_path;
     char *build_dir; /* a source-code FMU given unpacked: where its binary was built */
     bool built_from_sources; /* fmu_sources.c built the binary */
+    /* apply_default_start_values: the version's instantiate (fmu_starts.c) */
+    rtcosim_status (*instantiate_plain)(void *self, const char *name, rtcosim_error *err);
     char *resource_location; /* FMI 2: file URI; FMI 3: directory path with '/' */
     void *library;           /* dlopen handle */
     /* The prefix of the library's function names: "" as the standard has it
@@ -194,6 +196,8 @@ char *rtcosim_fmu_build_cache_path(const rtcosim_fmu *f, const char *description
                                    const char *platform, const char *api, size_t api_size);
 bool rtcosim_fmu_build_cache_get(const char *cached, const char *out);
 void rtcosim_fmu_build_cache_put(const char *built, const char *cached);
+/* Makes instantiate set the declared start values (fmu_starts.c). */
+void rtcosim_fmu_apply_default_starts(rtcosim_fmu *f);
 rtcosim_status rtcosim_fmu_load_binary(rtcosim_fmu *f, const rtcosim_fmu_options *opts,
                                        rtcosim_error *err);
 char *rtcosim_fmu_join(const char *a, const char *b, const char *c, const char *d);

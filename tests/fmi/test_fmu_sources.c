@@ -42,16 +42,20 @@ static int group_teardown(void **state)
     return 0;
 }
 
+static bool default_starts; /* rtcosim_fmu_options.apply_default_start_values */
+
 static rtcosim_status load(const char *path, rtcosim_component **c, rtcosim_error *err)
 {
-    rtcosim_fmu_options opts = {.temp_dir = tmp_dir};
+    rtcosim_fmu_options opts = {.temp_dir = tmp_dir, .apply_default_start_values = default_starts};
     return rtcosim_fmu_load(path, &opts, c, err);
 }
 
-/* x at t = 0, 0.5, .. 2 with k and x0 set: x0 exp(-k t) bit for bit (the
- * FMU computes it with the same libm). */
+/* x at t = 0, 0.5, .. 2 with k and x0 set (k < 0: not set, the FMU's own
+ * -k): x0 exp(-k t) bit for bit (the FMU computes it with the same libm). */
 static void expect_decay(const char *path, double k, double x0)
 {
+    const bool set_k = k >= 0;
+    k = set_k ? k : -k;
     rtcosim_component *c = NULL;
     rtcosim_error err;
     if (load(path, &c, &err) != RTCOSIM_OK)
@@ -62,7 +66,9 @@ static void expect_decay(const char *path, double k, double x0)
     uint32_t vx = rtcosim_component_find_variable(c, "x")->value_reference;
     assert_int_equal(rtcosim_component_setup(c, 0, 0, -1, &err), RTCOSIM_OK);
     assert_int_equal(rtcosim_component_enter_init(c, &err), RTCOSIM_OK);
-    assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vk, 1, &k, &err), RTCOSIM_OK);
+    if (set_k)
+        assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vk, 1, &k, &err),
+                         RTCOSIM_OK);
     assert_int_equal(rtcosim_component_set(c, RTCOSIM_TYPE_FLOAT64, &vx0, 1, &x0, &err),
                      RTCOSIM_OK);
     assert_int_equal(rtcosim_component_exit_init(c, &err), RTCOSIM_OK);
@@ -249,12 +255,48 @@ static void sources_that_do_not_build_are_one_line_errors(void **state)
     unsetenv("CC");
 }
 
+/* An FMU that starts from its own defaults, not from the start values it
+ * declares (DecaySource's k declared 1.5 while its code starts with 0.5, as
+ * the FMI-LS-BUS FlexRay demo node's IsSecondNode): 0.5 by default, 1.5
+ * with apply_default_start_values, and a start value set after that wins. */
+static void declared_start_values_are_applied_when_asked(void **state)
+{
+    (void)state;
+    char *md = strdup(tu_read_file(RTCOSIM_FMU_DECAYSOURCE_FMI3_DIR "/modelDescription.xml", NULL));
+    char *k = strstr(md, "variability=\"fixed\" start=\"0.5\"");
+    assert_non_null(k);
+    memcpy(strstr(k, "0.5"), "1.5", 3);
+    const char *build = tu_read_file(RTCOSIM_FMU_DECAYSOURCE_FMI3_DIR "/sources/buildDescription.xml",
+                                     NULL);
+    char *bd = strdup(build);
+#define L(f) RTCOSIM_FMU_DECAYSOURCE_FMI3_DIR "/" f
+    tu_entry e[] = {
+        {.name = "modelDescription.xml", .text = md},
+        {.name = "sources/decay.c", .file = L("sources/decay.c")},
+        {.name = "sources/decay_math.c", .file = L("sources/decay_math.c")},
+        {.name = "sources/decay_math.h", .file = L("sources/decay_math.h")},
+        {.name = "sources/include/decay_config.h", .file = L("sources/include/decay_config.h")},
+        {.name = "sources/buildDescription.xml", .text = bd},
+    };
+#undef L
+    const char *fmu = tu_path(tmp_dir, "starts.fmu");
+    tu_zip(fmu, e, 6);
+    expect_decay(fmu, -0.5, 2.0); /* its own 0.5 */
+    default_starts = true;
+    expect_decay(fmu, -1.5, 2.0); /* the declared 1.5 */
+    expect_decay(fmu, 0.25, 2.0); /* set later: wins */
+    default_starts = false;
+    free(md);
+    free(bd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fmi3_sources_are_built_from_the_build_description),
         cmocka_unit_test(fmi2_sources_are_built_from_the_source_files_element),
         cmocka_unit_test(a_binary_built_once_is_taken_from_the_cache),
+        cmocka_unit_test(declared_start_values_are_applied_when_asked),
         cmocka_unit_test(an_unpacked_fmu_is_not_written_to),
         cmocka_unit_test(bad_build_descriptions_are_one_line_errors),
         cmocka_unit_test(sources_that_do_not_build_are_one_line_errors),

@@ -2,6 +2,7 @@
 CSV (bit for bit), the analytic solution of the Dahlquist test equation and
 the FMU's own modelDescription.xml."""
 import csv
+import math
 import os
 import subprocess
 import xml.etree.ElementTree as ET
@@ -467,3 +468,23 @@ def test_a_default_step_finer_than_a_nanosecond_is_said(cli, tmpdir_private):
     r = subprocess.run([cli, "simulate", fmu("Dahlquist-fmi3.fmu"), "--stop-time", "0.01",
                         "-o", out], capture_output=True, text=True)
     assert r.returncode == 0 and "nanoseconds" not in r.stderr, r.stderr
+
+
+def test_apply_default_start_values_sets_what_the_fmu_declares(tmpdir_private, monkeypatch):
+    """DecaySource (sources only, built when loaded) with k declared 1.5
+    while its code starts with 0.5: x = 2 e^{-0.5 t} by default, 2 e^{-1.5 t}
+    with apply_default_start_values (FMPy's keyword), and a start value given
+    wins over the declared one."""
+    monkeypatch.setenv("RTCOSIM_CACHE_DIR", os.path.join(tmpdir_private, "cache"))
+    path = os.path.join(tmpdir_private, "Declared.fmu")
+    with zipfile.ZipFile(fmu("DecaySource-fmi3.fmu")) as src, zipfile.ZipFile(path, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "modelDescription.xml":
+                data = data.replace(b'variability="fixed" start="0.5"',
+                                    b'variability="fixed" start="1.5"')
+            dst.writestr(item, data)
+    for kwargs, k in (({}, 0.5), ({"apply_default_start_values": True}, 1.5),
+                      ({"apply_default_start_values": True, "start_values": {"k": 0.25}}, 0.25)):
+        r = rtcosim.simulate(path, stop_time=1, output_interval=0.5, **kwargs)
+        assert list(r["x"]) == [2 * math.exp(-k * t) for t in (0, 0.5, 1)], kwargs
