@@ -13,6 +13,7 @@
  * own, removed with the FMU). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,8 +410,22 @@ static size_t env_words(const char *var, const char *fallback, char *copy, size_
     return at;
 }
 
+/* Seconds a compile or the link may take ($RTCOSIM_BUILD_TIMEOUT, default
+ * 600): sources can make a compiler run without end (an #include of
+ * /dev/zero), and a load must not hang on them. */
+static double build_timeout(void)
+{
+    const char *v = getenv("RTCOSIM_BUILD_TIMEOUT");
+    char *end = NULL;
+    double s = v ? strtod(v, &end) : 0;
+    return v && end != v && *end == '\0' && s > 0 && s < 1e6 ? s : 600;
+}
+
+#define RUN_TIMED_OUT -2
+
 /* Runs argv (argv[0] looked up in PATH) with its output to `log`; the exit
- * status, or -1 when it could not run (errno set). */
+ * status, -1 when it could not run (errno set), RUN_TIMED_OUT when it ran
+ * past build_timeout() (then killed). */
 static int run(char **argv, const char *log)
 {
     posix_spawn_file_actions_t fa;
@@ -425,10 +440,26 @@ static int run(char **argv, const char *log)
         errno = e;
         return -1;
     }
+    /* waited for by polling (every 5 ms), so that it can be given up */
+    struct timespec t0, now, nap = {0, 5000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double limit = build_timeout();
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
+    for (;;) {
+        pid_t got = waitpid(pid, &status, WNOHANG);
+        if (got == pid)
+            break;
+        if (got < 0 && errno != EINTR)
             return -1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > limit) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            return RUN_TIMED_OUT;
+        }
+        nanosleep(&nap, NULL);
+    }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -512,7 +543,10 @@ static rtcosim_status compile_and_link(const rtcosim_fmu *f, const build_spec *s
             free(o);
             if (rc != 0) {
                 char first[400];
-                if (rc < 0)
+                if (rc == RUN_TIMED_OUT)
+                    snprintf(first, sizeof first, "'%s' did not finish within %g s "
+                             "($RTCOSIM_BUILD_TIMEOUT) and was stopped", cmd, build_timeout());
+                else if (rc < 0)
                     snprintf(first, sizeof first, "cannot run '%s': %s", cmd, strerror(errno));
                 else
                     compiler_output(p->log, first, sizeof first);
@@ -544,7 +578,10 @@ static rtcosim_status compile_and_link(const rtcosim_fmu *f, const build_spec *s
         free(paths[i]);
     if (rc != 0) {
         char first[400];
-        if (rc < 0)
+        if (rc == RUN_TIMED_OUT)
+            snprintf(first, sizeof first, "'%s' did not finish within %g s "
+                     "($RTCOSIM_BUILD_TIMEOUT) and was stopped", argv[0], build_timeout());
+        else if (rc < 0)
             snprintf(first, sizeof first, "cannot run '%s': %s", argv[0], strerror(errno));
         else
             compiler_output(p->log, first, sizeof first);

@@ -252,6 +252,20 @@ static void sources_that_do_not_build_are_one_line_errors(void **state)
     /* a compiler that is not there */
     setenv("CC", "/nonexistent/cc", 1);
     expect_load_error(variant("cc", good, NULL), "cannot run '/nonexistent/cc'");
+    /* one that never finishes (sources can make a real one run without end,
+     * an #include of /dev/zero): stopped after $RTCOSIM_BUILD_TIMEOUT, no
+     * process left behind */
+    const char *script = tu_path(tmp_dir, "hang-cc");
+    tu_write_file(script, "#!/bin/sh\nexec sleep 60\n");
+    chmod(script, 0755);
+    setenv("CC", script, 1);
+    setenv("RTCOSIM_BUILD_TIMEOUT", "0.5", 1);
+    int64_t t0 = tu_now_ns();
+    expect_load_error(variant("hang", good, NULL), "did not finish within 0.5 s "
+                                                   "($RTCOSIM_BUILD_TIMEOUT) and was stopped");
+    assert_true(tu_now_ns() - t0 < 30000000000); /* (far from the 60 s it would take) */
+    tu_assert_no_child_left();
+    unsetenv("RTCOSIM_BUILD_TIMEOUT");
     unsetenv("CC");
 }
 
