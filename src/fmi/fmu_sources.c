@@ -423,26 +423,26 @@ static double build_timeout(void)
 
 #define RUN_TIMED_OUT -2
 
-/* Runs argv (argv[0] looked up in PATH) with its output to `log`; the exit
- * status, -1 when it could not run (errno set), RUN_TIMED_OUT when it ran
- * past build_timeout() (then killed). */
-static int run(char **argv, const char *log)
+/* Starts argv (argv[0] looked up in PATH) with its output to `log`: 0, or
+ * the errno of a start that failed. */
+static int spawn_logged(char **argv, const char *log, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int e = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (e != 0) {
-        errno = e;
-        return -1;
-    }
-    /* waited for by polling (every 5 ms), so that it can be given up */
-    struct timespec t0, now, nap = {0, 5000000};
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    return e;
+}
+
+/* Waits for pid, started at *start: its exit status, -1 (errno set), or
+ * RUN_TIMED_OUT past build_timeout() from *start (then killed). Polled every
+ * 5 ms, so that it can be given up. */
+static int wait_logged(pid_t pid, const struct timespec *start)
+{
+    struct timespec now, nap = {0, 5000000};
     const double limit = build_timeout();
     int status = 0;
     for (;;) {
@@ -452,7 +452,8 @@ static int run(char **argv, const char *log)
         if (got < 0 && errno != EINTR)
             return -1;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > limit) {
+        if ((double)(now.tv_sec - start->tv_sec) + 1e-9 * (double)(now.tv_nsec - start->tv_nsec) >
+            limit) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
@@ -461,6 +462,21 @@ static int run(char **argv, const char *log)
         nanosleep(&nap, NULL);
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* spawn_logged and wait_logged: the exit status, -1 when it could not run
+ * (errno set), RUN_TIMED_OUT. */
+static int run(char **argv, const char *log)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    pid_t pid;
+    int e = spawn_logged(argv, log, &pid);
+    if (e != 0) {
+        errno = e;
+        return -1;
+    }
+    return wait_logged(pid, &start);
 }
 
 /* How telling a compiler line is for the one-line message: an undefined
@@ -515,48 +531,98 @@ static rtcosim_status compile_and_link(const rtcosim_fmu *f, const build_spec *s
     snprintf(include, sizeof include, "-I%s", p->work);
     char sources_include[4096];
     snprintf(sources_include, sizeof sources_include, "-I%s/sources", f->dir);
-    for (size_t k = 0; k < spec->set_count && st == RTCOSIM_OK; k++) {
-        const source_set *set = &spec->sets[k];
-        *any_cxx |= set->cxx;
-        for (size_t i = set->first_file; i < set->first_file + set->file_count && st == RTCOSIM_OK;
-             i++) {
-            size_t a = set->cxx ? env_words("CXX", "c++", cxx, sizeof cxx, argv, 0, MAX_ARGS)
-                                : env_words("CC", "cc", cc, sizeof cc, argv, 0, MAX_ARGS);
-            const char *cmd = argv[0];
-            argv[a++] = (char *)"-c";
-            argv[a++] = (char *)"-fPIC";
-            argv[a++] = (char *)"-O2";
-            argv[a++] = (char *)set->std;
-            argv[a++] = sources_include; /* (an FMU's own FMI headers first) */
-            argv[a++] = include;
-            for (size_t j = set->first_flag; j < set->first_flag + set->flag_count; j++)
-                argv[a++] = spec->flags[j];
-            a = env_words(set->cxx ? "CXXFLAGS" : "CFLAGS", "", cflags, sizeof cflags, argv, a,
-                          MAX_ARGS - 4);
-            argv[a++] = spec->files[i];
-            argv[a++] = (char *)"-o";
-            snprintf(objects[i], sizeof objects[i], "%zu.o", i);
-            char *o = rtcosim_fmu_join(p->obj, "/", objects[i], "");
-            argv[a++] = o;
-            argv[a] = NULL;
-            int rc = o ? run(argv, p->log) : -1;
-            free(o);
-            if (rc != 0) {
-                char first[400];
-                if (rc == RUN_TIMED_OUT)
-                    snprintf(first, sizeof first, "'%s' did not finish within %g s "
-                             "($RTCOSIM_BUILD_TIMEOUT) and was stopped", cmd, build_timeout());
-                else if (rc < 0)
-                    snprintf(first, sizeof first, "cannot run '%s': %s", cmd, strerror(errno));
-                else
-                    compiler_output(p->log, first, sizeof first);
-                st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
-                                       "%s: no binary for this platform; building it from its "
-                                       "sources failed at %s: %s (--log-level info shows the "
-                                       "compiler's output; $CC, $CFLAGS choose compiler and flags)",
-                                       f->archive_path, spec->files[i] + strlen(f->dir) + 1, first);
-            }
+    /* the files compiled side by side, as many at once as there are CPUs
+     * (at most 8), each with a log of its own; after a failure nothing more
+     * starts, and the first failing file (in the description's order) is
+     * reported */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t slots = cpus < 1 ? 1 : cpus > 8 ? 8 : (size_t)cpus;
+    struct {
+        pid_t pid;
+        size_t file;
+        struct timespec start;
+    } jobs[8];
+    size_t running = 0, failed = SIZE_MAX;
+    int failed_rc = 0, failed_errno = 0;
+    char logs[MAX_FILES][32];
+    for (size_t k = 0; k < spec->set_count; k++)
+        *any_cxx |= spec->sets[k].cxx;
+    for (size_t k = 0, i = 0; k <= spec->set_count && (running || k < spec->set_count);) {
+        const source_set *set = k < spec->set_count ? &spec->sets[k] : NULL;
+        if (set && i >= set->first_file + set->file_count) { /* the next set */
+            k++;
+            i = k < spec->set_count ? spec->sets[k].first_file : 0;
+            continue;
         }
+        if (set && i < set->first_file)
+            i = set->first_file;
+        bool start_one = set && failed == SIZE_MAX && running < slots;
+        if (!start_one) { /* wait for the oldest */
+            if (!running)
+                break;
+            int rc = wait_logged(jobs[0].pid, &jobs[0].start);
+            int e = errno;
+            if (rc != 0 && jobs[0].file < failed)
+                failed = jobs[0].file, failed_rc = rc, failed_errno = e;
+            memmove(&jobs[0], &jobs[1], --running * sizeof jobs[0]);
+            if (failed != SIZE_MAX && !running)
+                break;
+            continue;
+        }
+        size_t a = set->cxx ? env_words("CXX", "c++", cxx, sizeof cxx, argv, 0, MAX_ARGS)
+                            : env_words("CC", "cc", cc, sizeof cc, argv, 0, MAX_ARGS);
+        argv[a++] = (char *)"-c";
+        argv[a++] = (char *)"-fPIC";
+        argv[a++] = (char *)"-O2";
+        argv[a++] = (char *)set->std;
+        argv[a++] = sources_include; /* (an FMU's own FMI headers first) */
+        argv[a++] = include;
+        for (size_t j = set->first_flag; j < set->first_flag + set->flag_count; j++)
+            argv[a++] = spec->flags[j];
+        a = env_words(set->cxx ? "CXXFLAGS" : "CFLAGS", "", cflags, sizeof cflags, argv, a,
+                      MAX_ARGS - 4);
+        argv[a++] = spec->files[i];
+        argv[a++] = (char *)"-o";
+        snprintf(objects[i], sizeof objects[i], "%zu.o", i);
+        snprintf(logs[i], sizeof logs[i], "%zu.log", i);
+        char *o = rtcosim_fmu_join(p->obj, "/", objects[i], "");
+        char *log = rtcosim_fmu_join(p->obj, "/", logs[i], "");
+        argv[a++] = o;
+        argv[a] = NULL;
+        clock_gettime(CLOCK_MONOTONIC, &jobs[running].start);
+        int e = o && log ? spawn_logged(argv, log, &jobs[running].pid) : ENOMEM;
+        free(o);
+        free(log);
+        if (e == 0)
+            jobs[running++].file = i;
+        else if (i < failed)
+            failed = i, failed_rc = -1, failed_errno = e;
+        i++;
+    }
+    if (failed != SIZE_MAX) {
+        char first[400], cmd[512], *words[2] = {(char *)"cc", NULL};
+        const source_set *set = &spec->sets[0];
+        for (size_t k = 0; k < spec->set_count; k++)
+            if (failed >= spec->sets[k].first_file &&
+                failed < spec->sets[k].first_file + spec->sets[k].file_count)
+                set = &spec->sets[k];
+        env_words(set->cxx ? "CXX" : "CC", set->cxx ? "c++" : "cc", cmd, sizeof cmd, words, 0, 1);
+        char *log = rtcosim_fmu_join(p->obj, "/", logs[failed], "");
+        if (failed_rc == RUN_TIMED_OUT)
+            snprintf(first, sizeof first, "'%s' did not finish within %g s "
+                     "($RTCOSIM_BUILD_TIMEOUT) and was stopped", words[0], build_timeout());
+        else if (failed_rc < 0)
+            snprintf(first, sizeof first, "cannot run '%s': %s", words[0], strerror(failed_errno));
+        else if (log)
+            compiler_output(log, first, sizeof first);
+        else
+            snprintf(first, sizeof first, "out of memory");
+        free(log);
+        st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
+                               "%s: no binary for this platform; building it from its "
+                               "sources failed at %s: %s (--log-level info shows the "
+                               "compiler's output; $CC, $CFLAGS choose compiler and flags)",
+                               f->archive_path, spec->files[failed] + strlen(f->dir) + 1, first);
     }
     if (st != RTCOSIM_OK)
         return st;

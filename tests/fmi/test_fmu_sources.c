@@ -229,6 +229,20 @@ static void sources_that_do_not_build_are_one_line_errors(void **state)
     expect_load_error(variant("noinclude", BUILD(SETS("")), NULL),
                       "building it from its sources failed at sources/decay.c: ");
     expect_load_error(variant("noinclude", BUILD(SETS("")), NULL), "decay_config.h");
+    /* the files compile side by side: a failure of the second is named as
+     * such, and of two failures the first in the description's order */
+    expect_load_error(variant("second", BUILD("<SourceFileSet language=\"C99\">"
+                                              "<SourceFile name=\"decay.c\"/>"
+                                              "<PreprocessorDefinition name=\"FMI_VERSION\" "
+                                              "value=\"3\"/><IncludeDirectory name=\"include\"/>"
+                                              "</SourceFileSet><SourceFileSet>"
+                                              "<SourceFile name=\"decay_math.c\"/>"
+                                              "</SourceFileSet>"), NULL),
+                      "failed at sources/decay_math.c: ");
+    expect_load_error(variant("both", BUILD("<SourceFileSet><SourceFile name=\"decay_math.c\"/>"
+                                            "<SourceFile name=\"decay.c\"/></SourceFileSet>"),
+                              NULL),
+                      "failed at sources/decay_math.c: ");
     /* the other set's definition given to decay.c: its #error */
     expect_load_error(variant("leak", BUILD(SETS("<IncludeDirectory name=\"include\"/>"
                                                  "<PreprocessorDefinition name=\"DECAY_MATH_SET\"/>")),
