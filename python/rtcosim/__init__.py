@@ -647,7 +647,8 @@ def info(filename):
     type, causality, variability, unit, description, start,
     value_reference), platforms (the folders under binaries/, then "sources"
     when it ships them) and binary (the library loaded, relative to the FMU,
-    or None). An FMU whose binary cannot be used here (built for another
+    or None; binary_built_from_sources: rtcosim built it from the FMU's
+    sources, which is all it holds for this platform). An FMU whose binary cannot be used here (built for another
     platform, a library that does not load or lacks a function) is described
     from its modelDescription.xml, as FMPy's read_model_description does,
     with a warning saying why; binary_error holds that message (None when the
@@ -685,7 +686,12 @@ def info(filename):
             directory = _text(fi.extracted_dir)
             if binary and directory and binary.startswith(directory + "/"):
                 binary = binary[len(directory) + 1:]
-            result.update(binary=binary, binary_error=binary_error)
+            if fi.binary_built_from_sources and binary:
+                # the archive's platforms, not the folder the build made
+                built = binary.split("/")[1] if binary.count("/") >= 2 else None
+                result["platforms"] = [p for p in result["platforms"] if p != built]
+            result.update(binary=binary, binary_error=binary_error,
+                          binary_built_from_sources=bool(fi.binary_built_from_sources))
         result["default_experiment"] = {
             "start_time": d.default_start / 1e9 if d.has_default_start else None,
             "stop_time": d.default_stop / 1e9 if d.has_default_stop else None,

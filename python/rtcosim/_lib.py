@@ -109,7 +109,8 @@ class FmuInfo(ctypes.Structure):
                 ("model_description_warnings", ctypes.c_size_t),
                 ("fmi1_kind", ctypes.c_char_p), ("negated_alias_count", ctypes.c_size_t),
                 ("has_co_simulation", ctypes.c_bool), ("has_model_exchange", ctypes.c_bool),
-                ("has_scheduled_execution", ctypes.c_bool)]
+                ("has_scheduled_execution", ctypes.c_bool),
+                ("binary_built_from_sources", ctypes.c_bool)]
 
 
 PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_double, ctypes.c_double)

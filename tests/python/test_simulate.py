@@ -488,3 +488,14 @@ def test_apply_default_start_values_sets_what_the_fmu_declares(tmpdir_private, m
                       ({"apply_default_start_values": True, "start_values": {"k": 0.25}}, 0.25)):
         r = rtcosim.simulate(path, stop_time=1, output_interval=0.5, **kwargs)
         assert list(r["x"]) == [2 * math.exp(-k * t) for t in (0, 0.5, 1)], kwargs
+
+
+def test_info_of_a_source_code_fmu_says_the_binary_was_built(tmpdir_private, monkeypatch):
+    """DecaySource holds only sources: info builds it, lists "sources" as
+    its only platform (as `rtcosim info`) and says the binary was built."""
+    monkeypatch.setenv("RTCOSIM_CACHE_DIR", os.path.join(tmpdir_private, "cache"))
+    i = rtcosim.info(fmu("DecaySource-fmi2.fmu"))
+    assert i["platforms"] == ["sources"]
+    assert i["binary"] == "binaries/linux64/DecaySource.so"
+    assert i["binary_built_from_sources"] is True and i["binary_error"] is None
+    assert rtcosim.info(fmu("Dahlquist-fmi2.fmu"))["binary_built_from_sources"] is False
