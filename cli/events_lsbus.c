@@ -80,19 +80,13 @@ rtcosim_status events_lsbus_parse(events_lsbus *l, const char *spec, rtcosim_err
             s->tx_formats[s->config.tx_count] = format;
             s->tx_lengths[s->config.tx_count] = (uint16_t)dlc;
             s->tx_dlcs[s->config.tx_count++] = (uint8_t)(dlc > 8 ? 8 : dlc);
-        } else if (strcmp(f, "delay") == 0) {
-            if (rtcosim_time_parse_seconds(v, &s->config.tx_delay, err) != RTCOSIM_OK ||
-                s->config.tx_delay < 0)
+        } else if (strcmp(f, "delay") == 0 || strcmp(f, "step") == 0) {
+            rtcosim_time_ns *t = f[0] == 'd' ? &s->config.tx_delay : &s->config.step;
+            if (rtcosim_time_parse_seconds(v, t, err) != RTCOSIM_OK || *t < 0)
                 return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                         "events: --lsbus-node %s: delay needs seconds >= 0, got "
-                                         "'%s'", head, v);
-        } else if (strcmp(f, "step") == 0) {
-            if (rtcosim_time_parse_seconds(v, &s->config.step, err) != RTCOSIM_OK ||
-                s->config.step < 0)
-                return rtcosim_error_set(err, RTCOSIM_EINVAL,
-                                         "events: --lsbus-node %s: step needs seconds >= 0, got "
-                                         "'%s'", head, v);
-            if (s->config.step == 0)
+                                         "events: --lsbus-node %s: %s needs seconds >= 0, got "
+                                         "'%s'", head, f, v);
+            if (f[0] == 's' && s->config.step == 0)
                 s->config.step = -1; /* step=0: only at its events and frames */
         } else if (strcmp(f, "terminal") == 0) {
             s->config.terminal = v;

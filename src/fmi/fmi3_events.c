@@ -60,7 +60,6 @@ static rtcosim_status evaluate_if_unevaluated(rtcosim_fmu *f, rtcosim_error *err
     if (!f->inputs_unevaluated || !f->md->provides_evaluate_discrete_states ||
         !f->fmi3.fmi3EvaluateDiscreteStates)
         return RTCOSIM_OK;
-    f->inputs_unevaluated = false;
     fmi3Status s = f->fmi3.fmi3EvaluateDiscreteStates(f->instance);
     RTCOSIM_FMU_TRACE(f, "fmi3EvaluateDiscreteStates", s, "%s", "");
     return rtcosim_fmu_status(f, s, "fmi3EvaluateDiscreteStates", NO_TIME, err);
@@ -71,9 +70,9 @@ static rtcosim_status update_discrete_states(void *self, rtcosim_event_update *u
 {
     rtcosim_fmu *f = self;
     rtcosim_status est = evaluate_if_unevaluated(f, err);
+    f->inputs_unevaluated = false; /* (the update computes, evaluated or not) */
     if (est != RTCOSIM_OK)
         return est;
-    f->inputs_unevaluated = false;
     fmi3Boolean need = fmi3False, terminate = fmi3False, nominals = fmi3False,
                 values = fmi3False, next_defined = fmi3False;
     fmi3Float64 next = 0;

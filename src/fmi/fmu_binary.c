@@ -60,6 +60,16 @@ char *rtcosim_fmu_join(const char *a, const char *b, const char *c, const char *
     return s;
 }
 
+/* dir + sub names a directory (NULL sub: dir itself). */
+static bool is_dir(const char *dir, const char *sub)
+{
+    char *path = rtcosim_fmu_join(dir, sub ? sub : "", "", "");
+    struct stat sb;
+    bool yes = path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+    free(path);
+    return yes;
+}
+
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -80,8 +90,7 @@ size_t rtcosim_fmu_platforms(const char *extracted_dir, char *text, size_t size)
         if (e->d_name[0] == '.')
             continue;
         char *path = rtcosim_fmu_join(binaries, "/", e->d_name, "");
-        struct stat sb;
-        if (path && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && (names[count] = strdup(e->d_name)))
+        if (path && is_dir(path, NULL) && (names[count] = strdup(e->d_name)))
             count++;
         free(path);
     }
@@ -89,10 +98,7 @@ size_t rtcosim_fmu_platforms(const char *extracted_dir, char *text, size_t size)
         closedir(d);
     free(binaries);
     qsort(names, count, sizeof names[0], compare_names);
-    char *sources = rtcosim_fmu_join(extracted_dir, "/sources", "", "");
-    struct stat sb;
-    bool has_sources = sources && stat(sources, &sb) == 0 && S_ISDIR(sb.st_mode);
-    free(sources);
+    bool has_sources = is_dir(extracted_dir, "/sources");
     for (size_t i = 0; i <= count; i++) {
         const char *name = i < count ? names[i] : has_sources ? "sources" : NULL;
         if (!name)
@@ -158,13 +164,12 @@ rtcosim_status rtcosim_fmu_load_binary(rtcosim_fmu *f, const rtcosim_fmu_options
         return rtcosim_error_set(err, RTCOSIM_ENOMEM, "%s: out of memory", f->archive_path);
     if (access(f->binary_path, R_OK) != 0) {
         char held[256];
-        size_t n = rtcosim_fmu_platforms(f->dir, held, sizeof held);
+        rtcosim_fmu_platforms(f->dir, held, sizeof held);
         char why[512];
         snprintf(why, sizeof why, "no binary for this platform (" PLATFORM_TEXT
                  "): expected %s; it holds %s", relative, held[0] ? held : "no binaries");
         /* a source-code FMU: its binary built from them (fmu_sources.c) */
-        bool sources = n >= 7 && strcmp(held + n - 7, "sources") == 0;
-        if (!sources)
+        if (!is_dir(f->dir, "/sources"))
             return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED, "%s: %s", f->archive_path, why);
         rtcosim_status built = rtcosim_fmu_build_sources(f, opts, platform, relative, why, err);
         if (built != RTCOSIM_OK)

@@ -24,19 +24,21 @@ typedef struct hash2 {
     uint64_t a, b;
 } hash2;
 
-static void mix(hash2 *h, const void *data, size_t size)
+static void mix_bytes(hash2 *h, const void *data, size_t size)
 {
     const unsigned char *p = data;
     for (size_t i = 0; i < size; i++) {
         h->a = (h->a ^ p[i]) * 0x100000001b3ULL;
-        h->b = (h->b ^ p[i]) * 0x100000001b3ULL;
+        h->b = (h->b ^ p[i] ^ 0x5a) * 0x100000001b3ULL;
     }
-    /* (the length too: "ab"+"c" and "a"+"bc" differ) */
+}
+
+/* The bytes, then their length ("ab"+"c" and "a"+"bc" differ). */
+static void mix(hash2 *h, const void *data, size_t size)
+{
+    mix_bytes(h, data, size);
     uint64_t n = size;
-    for (int i = 0; i < 8; i++) {
-        h->a = (h->a ^ (unsigned char)(n >> (8 * i))) * 0x100000001b3ULL;
-        h->b = (h->b ^ (unsigned char)(n >> (8 * i) ^ 0x5a)) * 0x100000001b3ULL;
-    }
+    mix_bytes(h, &n, sizeof n);
 }
 
 static void mix_text(hash2 *h, const char *s)
@@ -50,19 +52,14 @@ static bool mix_file(hash2 *h, const char *path)
     if (fd < 0)
         return false;
     unsigned char buf[65536];
-    hash2 content = {h->a, h->b};
     ssize_t got;
-    size_t total = 0;
+    uint64_t total = 0;
     while ((got = read(fd, buf, sizeof buf)) > 0) {
-        for (ssize_t i = 0; i < got; i++) {
-            content.a = (content.a ^ buf[i]) * 0x100000001b3ULL;
-            content.b = (content.b ^ buf[i]) * 0x100000001b3ULL;
-        }
-        total += (size_t)got;
+        mix_bytes(h, buf, (size_t)got);
+        total += (uint64_t)got;
     }
     close(fd);
-    *h = content;
-    mix(h, &total, sizeof total);
+    mix_bytes(h, &total, sizeof total);
     return got == 0;
 }
 

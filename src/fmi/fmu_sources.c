@@ -23,12 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libxml/parser.h>
 #include <libxml/tree.h>
 
 #include "archive/archive.h"
 #include "fmi/fmu_internal.h"
 #include "rtcosim/log.h"
+#include "util/xml_read.h"
 
 extern char **environ;
 
@@ -251,17 +251,11 @@ static xmlDoc *read_xml(const ctx *c, rtcosim_status *st)
                                 c->file);
     if (*st != RTCOSIM_OK)
         return NULL;
-    xmlDoc *doc = xmlReadMemory(text, (int)size, c->file, NULL,
-                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    char label[1024];
+    snprintf(label, sizeof label, "%s: %s", c->label, c->file);
+    xmlDoc *doc = NULL;
+    *st = util_xml_parse(text, size, label, "not well-formed XML", &doc, c->err);
     free(text);
-    if (!doc || !xmlDocGetRootElement(doc)) {
-        const xmlError *e = xmlGetLastError();
-        *st = rtcosim_error_set(c->err, RTCOSIM_EFORMAT, "%s: %s: not well-formed XML%s%.120s",
-                                c->label, c->file, e && e->message ? ": " : "",
-                                e && e->message ? e->message : "");
-        xmlFreeDoc(doc);
-        return NULL;
-    }
     return doc;
 }
 
@@ -515,6 +509,21 @@ static void compiler_output(const char *log, char *first, size_t size)
         fclose(in);
 }
 
+/* Why a compile or the link failed, for the one-line message: rc as run()
+ * returns it (e: its errno), cmd the compiler, log its output. */
+static void why_failed(int rc, int e, const char *cmd, const char *log, char *first, size_t size)
+{
+    if (rc == RUN_TIMED_OUT)
+        snprintf(first, size, "'%s' did not finish within %g s ($RTCOSIM_BUILD_TIMEOUT) and was "
+                 "stopped", cmd, build_timeout());
+    else if (rc < 0)
+        snprintf(first, size, "cannot run '%s': %s", cmd, strerror(e));
+    else if (log)
+        compiler_output(log, first, size);
+    else
+        snprintf(first, size, "out of memory");
+}
+
 /* The build's directories and files (fmu_sources.c's build function). */
 typedef struct build_paths {
     const char *work, *obj, *log, *tmp_out, *out;
@@ -608,15 +617,7 @@ static rtcosim_status compile_and_link(const rtcosim_fmu *f, const build_spec *s
                 set = &spec->sets[k];
         env_words(set->cxx ? "CXX" : "CC", set->cxx ? "c++" : "cc", cmd, sizeof cmd, words, 0, 1);
         char *log = rtcosim_fmu_join(p->obj, "/", logs[failed], "");
-        if (failed_rc == RUN_TIMED_OUT)
-            snprintf(first, sizeof first, "'%s' did not finish within %g s "
-                     "($RTCOSIM_BUILD_TIMEOUT) and was stopped", words[0], build_timeout());
-        else if (failed_rc < 0)
-            snprintf(first, sizeof first, "cannot run '%s': %s", words[0], strerror(failed_errno));
-        else if (log)
-            compiler_output(log, first, sizeof first);
-        else
-            snprintf(first, sizeof first, "out of memory");
+        why_failed(failed_rc, failed_errno, words[0], log, first, sizeof first);
         free(log);
         st = rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                "%s: no binary for this platform; building it from its "
@@ -639,18 +640,12 @@ static rtcosim_status compile_and_link(const rtcosim_fmu *f, const build_spec *s
     argv[a++] = (char *)"-o";
     argv[a++] = (char *)p->tmp_out;
     argv[a] = NULL;
-    int rc = run(argv, p->log);
+    int rc = run(argv, p->log), e = errno;
     for (size_t i = 0; i < spec->file_count; i++)
         free(paths[i]);
     if (rc != 0) {
         char first[400];
-        if (rc == RUN_TIMED_OUT)
-            snprintf(first, sizeof first, "'%s' did not finish within %g s "
-                     "($RTCOSIM_BUILD_TIMEOUT) and was stopped", argv[0], build_timeout());
-        else if (rc < 0)
-            snprintf(first, sizeof first, "cannot run '%s': %s", argv[0], strerror(errno));
-        else
-            compiler_output(p->log, first, sizeof first);
+        why_failed(rc, e, argv[0], p->log, first, sizeof first);
         return rtcosim_error_set(err, RTCOSIM_EUNSUPPORTED,
                                  "%s: no binary for this platform; linking the one built from "
                                  "its sources failed: %s (--log-level info shows the linker's "
@@ -663,6 +658,12 @@ static rtcosim_status compile_and_link(const rtcosim_fmu *f, const build_spec *s
     return RTCOSIM_OK;
 }
 
+/* What to build: FMI 3.0's build description or FMI 2.0's SourceFiles. */
+static rtcosim_status read_spec(const ctx *c, build_spec *s, int fmi_version, const char *platform)
+{
+    return fmi_version == 3 ? read_fmi3(c, s, platform) : read_fmi2(c, s);
+}
+
 rtcosim_status rtcosim_fmu_sources_read(const char *dir, const char *model_identifier,
                                         int fmi_version, bool model_exchange,
                                         const char *platform, size_t *files, rtcosim_error *err)
@@ -670,7 +671,7 @@ rtcosim_status rtcosim_fmu_sources_read(const char *dir, const char *model_ident
     build_spec spec = {0};
     ctx c = {dir, model_identifier, dir, "no binary for this platform", model_exchange,
              fmi_version == 3 ? "sources/buildDescription.xml" : "modelDescription.xml", err};
-    rtcosim_status st = fmi_version == 3 ? read_fmi3(&c, &spec, platform) : read_fmi2(&c, &spec);
+    rtcosim_status st = read_spec(&c, &spec, fmi_version, platform);
     *files = spec.file_count;
     spec_free(&spec);
     return st;
@@ -690,8 +691,7 @@ rtcosim_status rtcosim_fmu_build_sources(rtcosim_fmu *f, const rtcosim_fmu_optio
     ctx c = {f->dir, f->model_identifier, f->archive_path, no_binary, f->model_exchange,
              md->version == RTCOSIM_FMI_3 ? "sources/buildDescription.xml"
                                           : "modelDescription.xml", err};
-    rtcosim_status st = md->version == RTCOSIM_FMI_3 ? read_fmi3(&c, &spec, platform)
-                                                      : read_fmi2(&c, &spec);
+    rtcosim_status st = read_spec(&c, &spec, md->version == RTCOSIM_FMI_3 ? 3 : 2, platform);
     /* where the build goes: the extraction directory, or one of our own for
      * an FMU given unpacked (not written to) */
     char *root = NULL, *work = NULL, *obj = NULL, *log = NULL, *out = NULL, *tmp_out = NULL;

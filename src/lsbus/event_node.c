@@ -95,10 +95,19 @@ static rtcosim_status send_ops(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtco
     return st == RTCOSIM_OK ? st : fail(n, st, err);
 }
 
-/* The node's event at t (the FMU stepped there): Tx if Tx_Clock ticked in
- * the step; the bus's operation, if any, in Rx_Data; the discrete-state
- * iteration; Tx if it ticked there; back to step mode; the next time event
- * scheduled. */
+/* Tx_Clock read (a read resets it, FMI 3.0 section 2.2.8), and Tx_Data
+ * sent when it ticked. */
+static rtcosim_status send_if_ticked(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
+                                     rtcosim_error *err)
+{
+    bool ticked = false;
+    rtcosim_status st =
+        rtcosim_component_get(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_tx_clock, 1, &ticked, err);
+    if (st != RTCOSIM_OK)
+        return fail(n, st, err);
+    return ticked ? send_ops(n, lp, err) : RTCOSIM_OK;
+}
+
 /* The next time event: the FMU's announcement or its scheduler's next tick. */
 static rtcosim_status schedule_next(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
                                     rtcosim_time_ns next, rtcosim_error *err)
@@ -157,6 +166,10 @@ static rtcosim_status se_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, r
     return schedule_next(n, lp, t, rtcosim_fmu_se_next_tick(n->c), err);
 }
 
+/* The node's event at t (the FMU stepped there): Tx if Tx_Clock ticked in
+ * the step; the bus's operation, if any, in Rx_Data; the discrete-state
+ * iteration; Tx if it ticked there; back to step mode; the next time event
+ * scheduled. */
 static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp, rtcosim_time_ns t,
                                     const rtcosim_lsbus_op *op, rtcosim_error *err)
 {
@@ -181,12 +194,8 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
         return fail(n, st, err);
     /* FMI 3.0's event-mode order: the output clock and what it clocks before
      * the update, which deactivates it (a node that ticks Tx_Clock as its
-     * step ends); a read resets it (section 2.2.8) */
-    bool ticked = false;
-    if ((st = rtcosim_component_get(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_tx_clock, 1, &ticked, err)) !=
-        RTCOSIM_OK)
-        return fail(n, st, err);
-    if (ticked && (st = send_ops(n, lp, err)) != RTCOSIM_OK)
+     * step ends) */
+    if ((st = send_if_ticked(n, lp, err)) != RTCOSIM_OK)
         return st;
     if (op) {
         size_t used = 0;
@@ -207,11 +216,7 @@ static rtcosim_status node_event_at(rtcosim_lsbus_event_node *n, rtcosim_lp *lp,
         RTCOSIM_OK)
         return fail(n, st, err);
     /* lenient: a Tx_Clock the update itself ticked */
-    ticked = false;
-    if ((st = rtcosim_component_get(n->c, RTCOSIM_TYPE_CLOCK, &n->vr_tx_clock, 1, &ticked, err)) !=
-        RTCOSIM_OK)
-        return fail(n, st, err);
-    if (ticked && (st = send_ops(n, lp, err)) != RTCOSIM_OK)
+    if ((st = send_if_ticked(n, lp, err)) != RTCOSIM_OK)
         return st;
     if (u.terminate_requested) {
         n->terminated = true;

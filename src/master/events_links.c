@@ -25,10 +25,10 @@ typedef struct clock_read {
     bool countdown;
     long clock_index;
     rtcosim_time_ns due;
-    /* ticked, and its FMU not updated since: the interval it would announce
-     * now is the one that just ran out (section 2.3.5: intervals are known
-     * after fmi3UpdateDiscreteStates) */
-    bool awaiting_update;
+    /* the exchange that ticked it (countdown): until its FMU updates after
+     * that, the interval it would announce is the one that just ran out
+     * (section 2.3.5: intervals are known after fmi3UpdateDiscreteStates) */
+    uint64_t ticked_stamp;
     uint64_t stamp; /* the exchange that read it: ticked holds for that one only */
     /* The links it drives (CSR into master_links.deps): the Clock links
      * from it and the Binary links it clocks at either end. */
@@ -572,7 +572,7 @@ rtcosim_status master_links_exchange(rtcosim_master *m, rtcosim_time_ns t, const
                 return failed(st, mc, err);
             r->due = -1;
             r->ticked = true;
-            r->awaiting_update = true;
+            r->ticked_stamp = L->stamp;
             *changed = true;
             any_countdown = true;
         }
@@ -593,7 +593,6 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
     L->stamp++;
     for (size_t u = 0; u < n; u++)
         L->updated_stamp[updated[u]] = L->stamp;
-    const uint64_t this_round = L->stamp;
     /* unclocked Binary outputs, as the update left them */
     size_t cand = 0;
     for (size_t u = 0; u < n; u++)
@@ -618,9 +617,7 @@ rtcosim_status master_links_after_update(rtcosim_master *m, rtcosim_time_ns t,
      * simulation does: its frames were delivered twice). */
     for (size_t j = 0; j < L->countdown_count; j++) {
         clock_read *r = &L->reads[L->countdowns[j]];
-        if (L->updated_stamp[r->comp] == this_round)
-            r->awaiting_update = false;
-        if (r->clock_index < 0 || r->due >= 0 || r->awaiting_update ||
+        if (r->clock_index < 0 || r->due >= 0 || L->updated_stamp[r->comp] < r->ticked_stamp ||
             !rtcosim_component_in_event_mode(m->comps[r->comp].c))
             continue;
         double interval = 0;
